@@ -1,0 +1,26 @@
+"""skatsim: Skat under the International Skat Order, for AI research.
+
+The public API in one place:
+
+- cards: :class:`CardSet`, mask constants in :mod:`skatsim.cards`
+- rules: :mod:`skatsim.rules` (trumps, following suit, trick winners)
+- contracts and bids: :class:`Contract`, :data:`BID_VALUES`
+- settlement: :func:`settle`, :class:`GameResult`
+- the game: :class:`SkatState`, :func:`deal`, :class:`SkatRules`
+"""
+
+from .actions import NUM_ACTIONS, action_to_string, string_to_action
+from .cards import CardSet
+from .contracts import BID_VALUES, Contract
+from .deal import Deal, deal, deal_from_hands, deal_from_order
+from .options import ISKO, RULES_VERSION, SkatRules
+from .scoring import GameResult, settle
+from .state import TERMINAL_PLAYER, RecordError, SkatState
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BID_VALUES", "CardSet", "Contract", "Deal", "GameResult", "ISKO", "NUM_ACTIONS", "RULES_VERSION",
+    "RecordError", "SkatRules", "SkatState", "TERMINAL_PLAYER", "action_to_string", "deal",
+    "deal_from_hands", "deal_from_order", "settle", "string_to_action", "__version__",
+]

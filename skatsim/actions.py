@@ -1,0 +1,102 @@
+"""Action numbering shared by the state API, the kernels and the agents.
+
+======  =========  ===============================================================
+ids     name       meaning
+======  =========  ===============================================================
+0-31    card       play a card, or discard it into the skat (by phase)
+32-94   bid        name the bid ``BID_VALUES[id - 32]`` (18 ... 264)
+95      pass       pass (bidding, Kontra/Re)
+96      yes        hold the bid just named ("yes")
+97      pickup     pick up the skat
+98      hand       play without the skat (hand game)
+99-127  declare    announce ``DECLARATIONS[id - 99]`` (7 after a pickup, 22 hand)
+128     kontra     a defender doubles (Kontra/Re variant only)
+129     re         the declarer redoubles (Kontra/Re variant only)
+======  =========  ===============================================================
+
+Text forms: cards ``"CJ"``/``"S10"``, bids ``"18"``, ``"pass"``, ``"yes"``,
+``"pickup"``, ``"hand"``, contracts as ISS tokens (``"C"``, ``"GHS"``, ``"NO"``),
+``"kontra"``, ``"re"``.
+
+>>> action_to_string(31), action_to_string(32), action_to_string(PASS), action_to_string(DECLARE_BASE)
+('CJ', '18', 'pass', 'D')
+>>> string_to_action("GO") - DECLARE_BASE, string_to_action("ct"), string_to_action("264")
+(26, 29, 94)
+"""
+
+from __future__ import annotations
+
+from .cards import card_name, parse_card
+from .contracts import BID_VALUES, DECLARATIONS, Contract
+
+__all__ = [
+    "BID_BASE", "PASS", "HOLD", "PICKUP", "HAND", "DECLARE_BASE", "KONTRA", "RE", "NUM_ACTIONS",
+    "action_to_string", "string_to_action", "bid_action", "declare_action",
+]
+
+BID_BASE = 32
+PASS = 95
+HOLD = 96
+PICKUP = 97
+HAND = 98
+DECLARE_BASE = 99
+KONTRA = 128
+RE = 129
+NUM_ACTIONS = 130
+
+_WORDS = {PASS: "pass", HOLD: "yes", PICKUP: "pickup", HAND: "hand", KONTRA: "kontra", RE: "re"}
+_WORD_ACTIONS = {v: k for k, v in _WORDS.items()}
+_WORD_ACTIONS.update({"p": PASS, "y": HOLD, "hold": HOLD, "s": PICKUP, "take": PICKUP})
+_DECL_ACTION = {code: DECLARE_BASE + i for i, code in enumerate(DECLARATIONS)}
+
+
+def bid_action(value: int) -> int:
+    """Action id of naming bid ``value``."""
+    from .contracts import bid_index
+
+    return BID_BASE + bid_index(value)
+
+
+def declare_action(contract: Contract | str) -> int:
+    """Action id of announcing a contract (``Contract`` or ISS token)."""
+    c = contract if isinstance(contract, Contract) else Contract.parse(contract)
+    try:
+        return _DECL_ACTION[c.code]
+    except KeyError:  # pragma: no cover - every normalised contract is declarable
+        raise ValueError(f"{c.describe()} is not a declarable contract") from None
+
+
+def action_to_string(action: int) -> str:
+    """Text of an action id (see the module table)."""
+    a = int(action)
+    if 0 <= a < 32:
+        return card_name(a)
+    if BID_BASE <= a < BID_BASE + len(BID_VALUES):
+        return str(BID_VALUES[a - BID_BASE])
+    if a in _WORDS:
+        return _WORDS[a]
+    if DECLARE_BASE <= a < DECLARE_BASE + len(DECLARATIONS):
+        return Contract.from_code(DECLARATIONS[a - DECLARE_BASE]).to_text()
+    raise ValueError(f"action id {action!r} is not in 0..{NUM_ACTIONS - 1}")
+
+
+def string_to_action(text: str) -> int:
+    """Inverse of :func:`action_to_string`; raises ``ValueError`` naming the bad text."""
+    t = text.strip()
+    low = t.lower()
+    if low in _WORD_ACTIONS:
+        return _WORD_ACTIONS[low]
+    if t.isdigit():
+        return bid_action(int(t))
+    errors = []
+    if len(t) in (2, 3):
+        try:
+            return parse_card(t)
+        except ValueError as e:
+            errors.append(str(e))
+    try:
+        return declare_action(t)
+    except ValueError as e:
+        errors.append(str(e))
+    raise ValueError(f"unknown action {text!r}: not a card, bid, contract or one of "
+                     f"{sorted(_WORDS.values())}")

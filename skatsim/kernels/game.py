@@ -1,0 +1,377 @@
+"""The compiled game state machine: one rules truth for the state API and the batch kernels.
+
+A game state is a flat ``int64`` array (the *state vector*) with the named fields
+below. :func:`legal_set` and :func:`apply_action` implement bidding (ISkO §3.3),
+the skat, the declaration, Kontra/Re (option), card play and the end of the game;
+:func:`result_fields` settles a finished game with :mod:`skatsim.scoring`.
+``SkatState`` wraps one vector; ``simulate`` runs millions of them in jitted loops.
+
+Legal actions come as ``(base, lo, hi)``: action ``base + i`` is legal when bit
+``i`` of the 64-bit set ``lo | hi << 32`` is on (two 32-bit words keep the kernels
+free of unsigned arithmetic).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..actions import BID_BASE, DECLARE_BASE, HOLD, KONTRA, PASS, PICKUP, RE
+from ..bits import nth_bit, popcount, rand_below
+from ..cards import CARD_POINTS, card_points
+from ..contracts import BID_ARRAY, DECLARATION_ARRAY
+from ..options import OPT_KONTRA, OPT_RAMSCH
+from ..rules import NULL, RAMSCH, legal_mask, trick_winner_pos
+from ..scoring import matadors_of, settle_core
+
+# ----------------------------------------------------------------------------- phases
+PH_BID, PH_SKAT, PH_DISCARD, PH_DECLARE, PH_KONTRA, PH_PLAY, PH_DONE = range(7)
+PHASE_NAMES = ("bidding", "skat", "discard", "declare", "kontra", "play", "done")
+
+# ----------------------------------------------------------------------------- fields
+(F_PHASE, F_PLAYER,
+ F_HAND0, F_HAND1, F_HAND2, F_SKAT,
+ F_DEALT0, F_DEALT1, F_DEALT2, F_DEALT_SKAT,
+ F_BID, F_BID_IDX, F_BID_STAGE, F_BIDDER, F_RESPONDER,
+ F_DECLARER, F_GAME, F_FLAGS, F_PICKED, F_DISCARDS,
+ F_KONTRA, F_KSTAGE,
+ F_LEADER, F_NCARDS, F_TRICK0, F_TRICK1, F_TRICK2, F_NTRICKS,
+ F_POINTS0, F_POINTS1, F_POINTS2, F_TRICKS0, F_TRICKS1, F_TRICKS2,
+ F_PLAYED0, F_PLAYED1, F_PLAYED2, F_LAST_WINNER, F_OPTIONS, N_FIELDS) = range(40)
+
+_PTS = np.array(CARD_POINTS, dtype=np.int64)
+_PTS.setflags(write=False)
+_LO32 = 0xFFFF_FFFF
+
+
+@njit(cache=True)
+def init_state(st, h0: int, h1: int, h2: int, skat: int, options: int) -> None:
+    """Reset ``st`` to the start of bidding for a deal (seat 0 forehand, 1 middle, 2 rear)."""
+    st[:] = 0
+    st[F_HAND0] = h0
+    st[F_HAND1] = h1
+    st[F_HAND2] = h2
+    st[F_SKAT] = skat
+    st[F_DEALT0] = h0
+    st[F_DEALT1] = h1
+    st[F_DEALT2] = h2
+    st[F_DEALT_SKAT] = skat
+    st[F_OPTIONS] = options
+    st[F_PHASE] = PH_BID
+    st[F_BID_IDX] = -1
+    st[F_BID_STAGE] = 0
+    st[F_BIDDER] = 1  # middlehand bids to forehand
+    st[F_RESPONDER] = 0
+    st[F_PLAYER] = 1
+    st[F_DECLARER] = -1
+    st[F_GAME] = -1
+    st[F_LEADER] = 0
+    st[F_LAST_WINNER] = -1
+
+
+@njit(cache=True)
+def declaration_bits(picked: int, bid: int) -> int:
+    """29-bit set of legal declarations (see ``contracts.DECLARATIONS``).
+
+    After a pickup: the 5 suit/grand games, null (23) and null ouvert (46); in a hand
+    game: 20 suit/grand hand variants, null hand (35), null ouvert hand (59). A null
+    game worth less than the bid is not declarable (ISKO.md §16).
+    """
+    if picked:
+        bits = 0x1F
+        if bid <= 23:
+            bits |= 1 << 5
+        if bid <= 46:
+            bits |= 1 << 6
+    else:
+        bits = 0xFFFFF << 7
+        if bid <= 35:
+            bits |= 1 << 27
+        if bid <= 59:
+            bits |= 1 << 28
+    return bits
+
+
+@njit(cache=True)
+def legal_set(st):
+    """Legal actions of the player to move as ``(base, lo, hi)`` (module docstring)."""
+    ph = st[F_PHASE]
+    if ph == PH_PLAY:
+        p = st[F_PLAYER]
+        led = st[F_TRICK0] if st[F_NCARDS] > 0 else -1
+        return 0, legal_mask(st[F_HAND0 + p], led, st[F_GAME]), 0
+    if ph == PH_BID:
+        if st[F_BID_STAGE] == 2:  # forehand alone: play at 18 or pass
+            return BID_BASE, 1, 1 << 31
+        if st[F_PLAYER] == st[F_RESPONDER]:
+            return PASS, 3, 0
+        j = st[F_BID_IDX] + 1  # bidder: any higher value, or pass (bit 63)
+        lo = (_LO32 >> j) << j if j < 32 else 0
+        hi = ((0x7FFF_FFFF >> (j - 32)) << (j - 32)) if j > 32 else 0x7FFF_FFFF
+        return BID_BASE, lo, hi | (1 << 31)
+    if ph == PH_DISCARD:
+        return 0, st[F_HAND0 + st[F_DECLARER]], 0
+    if ph == PH_SKAT:
+        return PICKUP, 3, 0
+    if ph == PH_DECLARE:
+        return DECLARE_BASE, declaration_bits(st[F_PICKED], st[F_BID]), 0
+    if ph == PH_KONTRA:
+        if st[F_KSTAGE] == 2:
+            return PASS, 1, 1 << (RE - PASS - 32)
+        return PASS, 1, 1 << (KONTRA - PASS - 32)
+    return 0, 0, 0
+
+
+@njit(cache=True)
+def is_legal(st, action: int) -> bool:
+    base, lo, hi = legal_set(st)
+    i = action - base
+    if i < 0 or i >= 64:
+        return False
+    if i < 32:
+        return (lo >> i) & 1 == 1
+    return (hi >> (i - 32)) & 1 == 1
+
+
+@njit(cache=True)
+def n_legal(st) -> int:
+    _, lo, hi = legal_set(st)
+    return popcount(lo) + popcount(hi)
+
+
+@njit(cache=True)
+def _start_play(st) -> None:
+    st[F_PHASE] = PH_PLAY
+    st[F_PLAYER] = 0  # forehand leads the first trick
+    st[F_LEADER] = 0
+    st[F_NCARDS] = 0
+
+
+@njit(cache=True)
+def _finish(st) -> None:
+    st[F_PHASE] = PH_DONE
+    st[F_PLAYER] = -1
+
+
+@njit(cache=True)
+def _end_duel(st, survivor: int) -> None:
+    if st[F_BID_STAGE] == 0:  # rearhand now bids to the survivor
+        st[F_BID_STAGE] = 1
+        st[F_BIDDER] = 2
+        st[F_RESPONDER] = survivor
+        st[F_PLAYER] = 2
+    elif st[F_BID_IDX] >= 0:  # the survivor holds the highest bid
+        st[F_DECLARER] = survivor
+        st[F_PHASE] = PH_SKAT
+        st[F_PLAYER] = survivor
+    else:  # middlehand and rearhand passed without a bid: forehand may play at 18
+        st[F_BID_STAGE] = 2
+        st[F_PLAYER] = 0
+
+
+@njit(cache=True)
+def _apply_bid(st, a: int) -> None:
+    p = st[F_PLAYER]
+    if st[F_BID_STAGE] == 2:
+        if a == PASS:  # all three passed
+            if st[F_OPTIONS] & OPT_RAMSCH:
+                st[F_GAME] = RAMSCH
+                _start_play(st)
+            else:
+                _finish(st)
+        else:
+            st[F_BID_IDX] = 0
+            st[F_BID] = 18
+            st[F_DECLARER] = 0
+            st[F_PHASE] = PH_SKAT
+        return
+    if p == st[F_BIDDER]:
+        if a == PASS:
+            _end_duel(st, st[F_RESPONDER])
+        else:
+            st[F_BID_IDX] = a - BID_BASE
+            st[F_BID] = BID_ARRAY[a - BID_BASE]
+            st[F_PLAYER] = st[F_RESPONDER]
+    else:
+        if a == HOLD:
+            st[F_PLAYER] = st[F_BIDDER]
+        else:
+            _end_duel(st, st[F_BIDDER])
+
+
+@njit(cache=True)
+def _apply_declare(st, a: int) -> None:
+    code = DECLARATION_ARRAY[a - DECLARE_BASE]
+    st[F_GAME] = code >> 4
+    st[F_FLAGS] = code & 15
+    if st[F_OPTIONS] & OPT_KONTRA:
+        st[F_PHASE] = PH_KONTRA
+        st[F_KSTAGE] = 0
+        d = st[F_DECLARER]
+        st[F_PLAYER] = 1 if d == 0 else 0  # first defender in seat order
+    else:
+        _start_play(st)
+
+
+@njit(cache=True)
+def _apply_kontra(st, a: int) -> None:
+    d = st[F_DECLARER]
+    if a == KONTRA:
+        st[F_KONTRA] = 1
+        st[F_KSTAGE] = 2
+        st[F_PLAYER] = d
+    elif a == RE:
+        st[F_KONTRA] = 2
+        _start_play(st)
+    elif st[F_KSTAGE] == 0:  # first defender passed: ask the second one
+        st[F_KSTAGE] = 1
+        st[F_PLAYER] = 2 if d != 2 else 1
+    else:
+        _start_play(st)
+
+
+@njit(cache=True)
+def _apply_play(st, card: int) -> None:
+    p = st[F_PLAYER]
+    bit = 1 << card
+    st[F_HAND0 + p] ^= bit
+    st[F_PLAYED0 + p] |= bit
+    k = st[F_NCARDS]
+    st[F_TRICK0 + k] = card
+    if k < 2:
+        st[F_NCARDS] = k + 1
+        st[F_PLAYER] = p + 1 if p < 2 else 0
+        return
+    g = st[F_GAME]
+    t0, t1 = st[F_TRICK0], st[F_TRICK1]
+    w = st[F_LEADER] + trick_winner_pos(t0, t1, card, g)
+    if w >= 3:
+        w -= 3
+    st[F_POINTS0 + w] += _PTS[t0] + _PTS[t1] + _PTS[card]
+    st[F_TRICKS0 + w] += 1
+    st[F_NTRICKS] += 1
+    st[F_LAST_WINNER] = w
+    st[F_NCARDS] = 0
+    st[F_LEADER] = w
+    st[F_PLAYER] = w
+    if st[F_NTRICKS] == 10 or (g == NULL and w == st[F_DECLARER]):
+        _finish(st)
+
+
+@njit(cache=True)
+def apply_action(st, a: int) -> None:
+    """Apply a legal action (callers check legality with :func:`is_legal`)."""
+    ph = st[F_PHASE]
+    if ph == PH_PLAY:
+        _apply_play(st, a)
+    elif ph == PH_BID:
+        _apply_bid(st, a)
+    elif ph == PH_SKAT:
+        d = st[F_DECLARER]
+        if a == PICKUP:
+            st[F_HAND0 + d] |= st[F_SKAT]
+            st[F_SKAT] = 0
+            st[F_PICKED] = 1
+            st[F_DISCARDS] = 0
+            st[F_PHASE] = PH_DISCARD
+        else:
+            st[F_PHASE] = PH_DECLARE
+    elif ph == PH_DISCARD:
+        d = st[F_DECLARER]
+        st[F_HAND0 + d] ^= 1 << a
+        st[F_SKAT] |= 1 << a
+        st[F_DISCARDS] += 1
+        if st[F_DISCARDS] == 2:
+            st[F_PHASE] = PH_DECLARE
+    elif ph == PH_DECLARE:
+        _apply_declare(st, a)
+    elif ph == PH_KONTRA:
+        _apply_kontra(st, a)
+
+
+@njit(cache=True)
+def random_action(st, rng: int):
+    """A uniformly random legal action: ``(action, new_rng_state)``."""
+    base, lo, hi = legal_set(st)
+    nlo = popcount(lo)
+    k, rng = rand_below(rng, nlo + popcount(hi))
+    if k < nlo:
+        return base + nth_bit(lo, k), rng
+    return base + 32 + nth_bit(hi, k - nlo), rng
+
+
+# ----------------------------------------------------------------------------- results
+# result_fields() layout
+(R_DECLARER, R_GAME, R_FLAGS, R_BID, R_PICKED, R_KONTRA, R_DECL_POINTS, R_DECL_TRICKS, R_MATADORS,
+ R_WON, R_SCHNEIDER, R_SCHWARZ, R_MULT, R_VALUE, R_OVERBID, R_CHARGED, R_LIST_SCORE,
+ R_SCORE0, R_SCORE1, R_SCORE2, R_SF0, R_SF1, R_SF2, R_PTS0, R_PTS1, R_PTS2, N_RESULT) = range(27)
+
+
+@njit(cache=True)
+def result_fields(st, out) -> None:
+    """Settle a finished game into ``out`` (int64[N_RESULT]).
+
+    Card points per seat (``R_PTS*``) are trick points; the skat is added to the
+    declarer in ``R_DECL_POINTS`` and, in Ramsch, to the winner of the last trick.
+    Passed-in games have declarer -1 and all scores 0.
+    """
+    out[:] = 0
+    d = st[F_DECLARER]
+    g = st[F_GAME]
+    out[R_DECLARER] = d
+    out[R_GAME] = g
+    out[R_FLAGS] = st[F_FLAGS]
+    out[R_BID] = st[F_BID]
+    out[R_PICKED] = st[F_PICKED]
+    out[R_KONTRA] = st[F_KONTRA]
+    for s in range(3):
+        out[R_PTS0 + s] = st[F_POINTS0 + s]
+    skat_pts = card_points(st[F_SKAT])
+    if g == RAMSCH:
+        out[R_PTS0 + st[F_LAST_WINNER]] += skat_pts
+        top = max(out[R_PTS0], max(out[R_PTS1], out[R_PTS2]))
+        for s in range(3):
+            if out[R_PTS0 + s] == top:
+                out[R_SCORE0 + s] = -top
+                out[R_SF0 + s] = -top
+        out[R_LIST_SCORE] = 0
+        return
+    if d < 0:  # passed in
+        return
+    dpts = st[F_POINTS0 + d] + skat_pts
+    dtr = st[F_TRICKS0 + d]
+    mat = matadors_of(st[F_DEALT0 + d] | st[F_DEALT_SKAT], g)
+    won, schneider, schwarz, mult, value, overbid, charged, score = settle_core(
+        g, st[F_FLAGS], mat, st[F_BID], dpts, dtr, st[F_KONTRA])
+    out[R_DECL_POINTS] = dpts
+    out[R_DECL_TRICKS] = dtr
+    out[R_MATADORS] = mat
+    out[R_WON] = won
+    out[R_SCHNEIDER] = schneider
+    out[R_SCHWARZ] = schwarz
+    out[R_MULT] = mult
+    out[R_VALUE] = value
+    out[R_OVERBID] = overbid
+    out[R_CHARGED] = charged
+    out[R_LIST_SCORE] = score
+    out[R_SCORE0 + d] = score
+    for s in range(3):
+        if s == d:
+            out[R_SF0 + s] = score + (50 if won else -50)
+        else:
+            out[R_SF0 + s] = 0 if won else 40
+
+
+@njit(cache=True)
+def step(st, a: int):
+    """Apply ``a`` if legal: ``(seat that acted or -1 if illegal, new phase, *legal_set)``.
+
+    An illegal action leaves the state unchanged. Returning the next legal set saves the
+    Python state a second call into compiled code per move.
+    """
+    p = -1
+    if is_legal(st, a):
+        p = st[F_PLAYER]
+        apply_action(st, a)
+    base, lo, hi = legal_set(st)
+    return p, st[F_PHASE], base, lo, hi

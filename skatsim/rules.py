@@ -1,0 +1,152 @@
+"""Card-play rules on raw masks: trumps, following suit, trick winners (ISKO.md §2, §6).
+
+These are the single source of the play rules. Each function is compiled by numba
+(``@njit(cache=True)``) and is called from the Python state, the batch kernels and
+the solver alike; the public wrappers at the bottom take ``CardSet`` / card strings.
+
+Game types: ``DIAMONDS HEARTS SPADES CLUBS`` (0..3, the trump suit), ``GRAND`` (4),
+``NULL`` (5) and ``RAMSCH`` (6, the optional all-pass variant: jacks only are trumps).
+
+>>> from skatsim.cards import CardSet
+>>> legal_cards(CardSet("CJ C7 SA D9"), led="S7", game=HEARTS)   # must follow spades
+CardSet('SA')
+>>> legal_cards(CardSet("CJ C7 SA D9"), led="HJ", game=HEARTS)   # a jack led calls for trumps
+CardSet('CJ')
+>>> trick_winner(["D10", "DJ", "DA"], game=NULL)                 # null: A > K > Q > J > 10
+2
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .cards import (ACE, EIGHT, JACK, JACKS, KING, NINE, QUEEN, SEVEN, SUIT_MASKS, TEN, CardSet,
+                    CardsLike, parse_card, to_mask)
+
+__all__ = [
+    "DIAMONDS", "HEARTS", "SPADES", "CLUBS", "GRAND", "NULL", "RAMSCH", "GAME_TYPES",
+    "GAME_NAMES", "GAME_LETTERS", "TRUMP_MASKS", "trump_mask", "follow_mask", "legal_mask",
+    "beats", "trick_winner_pos", "legal_cards", "trick_winner", "trumps",
+]
+
+DIAMONDS, HEARTS, SPADES, CLUBS, GRAND, NULL, RAMSCH = range(7)
+GAME_TYPES = (DIAMONDS, HEARTS, SPADES, CLUBS, GRAND, NULL, RAMSCH)
+GAME_NAMES = ("diamonds", "hearts", "spades", "clubs", "grand", "null", "ramsch")
+#: ISS letters (ISS_FORMAT.md §3); ramsch has none on ISS
+GAME_LETTERS = ("D", "H", "S", "C", "G", "N", "R")
+
+TRUMP_MASKS = tuple(JACKS | SUIT_MASKS[g] for g in range(4)) + (JACKS, 0, JACKS)
+
+# Null rank order 7 8 9 10 J Q K A, indexed by the OpenSpiel rank index 7 8 9 Q K 10 A J.
+_NULL_ORDER = {SEVEN: 0, EIGHT: 1, NINE: 2, TEN: 3, JACK: 4, QUEEN: 5, KING: 6, ACE: 7}
+
+
+def _build_tables() -> tuple[np.ndarray, np.ndarray]:
+    """FOLLOW[g*32+c]: the cards that follow a led card c; STRENGTH[g*32+c]: trick power.
+
+    A trump's strength is >= 16 (non-jack trumps 16..22 by rank, jacks 23 D .. 26 C);
+    a plain card's strength is its rank order inside its suit (0..7).
+    """
+    follow = np.zeros(7 * 32, dtype=np.int64)
+    strength = np.zeros(7 * 32, dtype=np.int64)
+    for g in range(7):
+        tm = TRUMP_MASKS[g]
+        for c in range(32):
+            suit, rank = c >> 3, c & 7
+            if tm >> c & 1:
+                follow[g * 32 + c] = tm
+                strength[g * 32 + c] = 23 + suit if rank == JACK else 16 + rank
+            else:
+                follow[g * 32 + c] = SUIT_MASKS[suit] & ~tm
+                strength[g * 32 + c] = _NULL_ORDER[rank] if g == NULL else rank
+    follow.setflags(write=False)
+    strength.setflags(write=False)
+    return follow, strength
+
+
+FOLLOW, STRENGTH = _build_tables()
+_TRUMPS = np.array(TRUMP_MASKS, dtype=np.int64)
+_TRUMPS.setflags(write=False)
+
+
+@njit(cache=True)
+def trump_mask(game: int) -> int:
+    """Mask of the trumps of a game type (0 for null)."""
+    return _TRUMPS[game]
+
+
+@njit(cache=True)
+def follow_mask(led: int, game: int) -> int:
+    """Mask of the cards that follow the led card (its effective suit)."""
+    return FOLLOW[game * 32 + led]
+
+
+@njit(cache=True)
+def legal_mask(hand: int, led: int, game: int) -> int:
+    """Cards of ``hand`` that may be played to a trick led with ``led`` (-1: leading)."""
+    if led < 0:
+        return hand
+    f = hand & FOLLOW[game * 32 + led]
+    return f if f != 0 else hand
+
+
+@njit(cache=True)
+def beats(card: int, best: int, game: int) -> bool:
+    """Does ``card`` beat ``best``, the card currently winning the trick?"""
+    s = STRENGTH[game * 32 + card]
+    return s > STRENGTH[game * 32 + best] and (s >= 16 or (card >> 3) == (best >> 3))
+
+
+@njit(cache=True)
+def trick_winner_pos(c0: int, c1: int, c2: int, game: int) -> int:
+    """Position (0 = leader) of the winning card of a complete trick."""
+    w, best = 0, c0
+    if beats(c1, best, game):
+        w, best = 1, c1
+    if beats(c2, best, game):
+        w = 2
+    return w
+
+
+# --------------------------------------------------------------------------- public wrappers
+
+
+def _card(c: int | str) -> int:
+    if isinstance(c, str):
+        return parse_card(c)
+    c = int(c)
+    if not 0 <= c < 32:
+        raise ValueError(f"card id {c!r} is not in 0..31")
+    return c
+
+
+def _game(game: int) -> int:
+    if game not in GAME_TYPES:
+        raise ValueError(f"unknown game type {game!r}: expected one of {GAME_TYPES} ({', '.join(GAME_NAMES)})")
+    return int(game)
+
+
+def trumps(game: int) -> CardSet:
+    """The trumps of a game type as a ``CardSet``.
+
+    >>> print(trumps(GRAND))
+    ♣J ♠J ♥J ♦J
+    """
+    return CardSet.from_mask(int(trump_mask(_game(game))))
+
+
+def legal_cards(hand: CardsLike, led: int | str | None, game: int) -> CardSet:
+    """The cards of ``hand`` that may be played when ``led`` was led (``None``: to lead)."""
+    led_id = -1 if led is None else _card(led)
+    return CardSet.from_mask(int(legal_mask(to_mask(hand), led_id, _game(game))))
+
+
+def trick_winner(cards: list[int | str], game: int) -> int:
+    """Position (0 = leader, 1, 2) of the card that wins a complete trick."""
+    if len(cards) != 3:
+        raise ValueError(f"a trick has 3 cards, got {len(cards)}")
+    c = [_card(x) for x in cards]
+    if len(set(c)) != 3:
+        raise ValueError(f"a trick needs 3 distinct cards, got {cards!r}")
+    return int(trick_winner_pos(c[0], c[1], c[2], _game(game)))
