@@ -23,11 +23,11 @@ ValueError: illegal action 97 ('pickup') for seat 1 in phase bidding; legal: pas
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
-from .actions import (BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, NUM_ACTIONS, PICKUP, RE,
+from .actions import (DECLARE_BASE, HAND, KONTRA, NUM_ACTIONS, PASS, PICKUP, RE,
                       action_to_string, string_to_action)
 from .cards import CardSet, card_name
 from .contracts import Contract
@@ -75,7 +75,7 @@ class SkatState:
     :class:`~skatsim.deal.Deal`) or :meth:`from_record`.
     """
 
-    __slots__ = ("_st", "_actions", "_players", "rules", "seed", "_deal", "_phase", "_legal")
+    __slots__ = ("_st", "_actions", "_players", "_phases", "rules", "seed", "_deal", "_phase", "_legal")
 
     def __init__(self, deal: Deal, rules: SkatRules = ISKO, seed: int | None = None) -> None:
         self.rules = rules
@@ -89,6 +89,7 @@ class SkatState:
         self._legal = tuple(int(x) for x in K.legal_set(self._st))
         self._actions: list[int] = []
         self._players: list[int] = []
+        self._phases: list[int] = []  # phase in which each action was taken
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -120,6 +121,7 @@ class SkatState:
         s._legal = self._legal
         s._actions = self._actions.copy()
         s._players = self._players.copy()
+        s._phases = self._phases.copy()
         return s
 
     def child(self, action: int) -> "SkatState":
@@ -157,6 +159,7 @@ class SkatState:
 
     def apply_action(self, action: int) -> None:
         """Apply a legal action; an illegal one raises ``ValueError`` and changes nothing."""
+        before = self._phase
         try:
             p, self._phase, base, lo, hi = K.step(self._st, action)
         except Exception:  # not an int at all
@@ -166,6 +169,7 @@ class SkatState:
         self._legal = (base, lo, hi)
         self._actions.append(int(action))
         self._players.append(p)
+        self._phases.append(before)
 
     def _illegal_message(self, action: Any) -> str:
         try:
@@ -249,6 +253,14 @@ class SkatState:
         """``(seat, action)`` for every action so far."""
         return list(zip(self._players, self._actions))
 
+    def bidding_history(self) -> list[tuple[int, int]]:
+        """``(seat, action)`` of the bidding phase (bids, yes, pass)."""
+        return [(p, a) for p, a, ph in zip(self._players, self._actions, self._phases) if ph == K.PH_BID]
+
+    def phase_history(self) -> list[tuple[int, int, str]]:
+        """``(seat, action, phase name)`` for every action so far."""
+        return [(p, a, K.PHASE_NAMES[ph]) for p, a, ph in zip(self._players, self._actions, self._phases)]
+
     # ---------------------------------------------------------------- read access
     @property
     def deal(self) -> Deal:
@@ -330,7 +342,7 @@ class SkatState:
     def tricks(self) -> list[tuple[int, list[int], int]]:
         """Completed tricks as ``(leader, [cards], winner)``."""
         out = []
-        cards = [(p, a) for p, a, ph in self._play_moves()]
+        cards = self._play_moves()
         for i in range(0, len(cards) - len(cards) % 3, 3):
             leader = cards[i][0]
             trick = [cards[i + j][1] for j in range(3)]
@@ -340,20 +352,9 @@ class SkatState:
             out[-1] = (out[-1][0], out[-1][1], int(self._st[K.F_LAST_WINNER]))
         return out
 
-    def _play_moves(self) -> Iterable[tuple[int, int, str]]:
-        """(seat, card, 'play') for every card played, in order."""
-        start = self._play_start()
-        if start is None:
-            return []
-        return [(p, a, "play") for p, a in zip(self._players[start:], self._actions[start:])]
-
-    def _play_start(self) -> int | None:
-        """Index in the history of the first card played (None before play)."""
-        ph = self._st[K.F_PHASE]
-        if ph != K.PH_PLAY and not (ph == K.PH_DONE and self._st[K.F_GAME] >= 0):
-            return None
-        n_cards = 3 * int(self._st[K.F_NTRICKS]) + int(self._st[K.F_NCARDS])
-        return len(self._actions) - n_cards
+    def _play_moves(self) -> list[tuple[int, int]]:
+        """(seat, card) for every card played, in order."""
+        return [(p, a) for p, a, ph in zip(self._players, self._actions, self._phases) if ph == K.PH_PLAY]
 
     # ---------------------------------------------------------------- observation
     def observation(self, player: int):
@@ -376,7 +377,7 @@ class SkatState:
             tag = " (declarer)" if self.declarer == s else ""
             lines.append(f"  {s} {SEAT_NAMES[s]:<10} {self.hand(s)}{tag}")
         lines.append(f"  skat         {CardSet.from_mask(self.skat_mask())}")
-        bids = [f"{p}:{action_to_string(a)}" for p, a in self.history_with_players() if BID_BASE <= a <= HOLD]
+        bids = [f"{p}:{action_to_string(a)}" for p, a in self.bidding_history()]
         if bids:
             lines.append(f"bidding: {' '.join(bids)}")
         if self.declarer is not None:
@@ -384,6 +385,9 @@ class SkatState:
             what = f"{c.to_text()} ({c.describe()})" if c else "-"
             lines.append(f"declarer: seat {self.declarer}, bid {self.bid}, contract {what}"
                          + (", skat picked up" if self.skat_picked_up else ""))
+            said = [f"{p}:{action_to_string(a)}" for p, a, ph in self.phase_history() if ph == "kontra" and a != PASS]
+            if said:
+                lines.append("kontra/re: " + " ".join(said))
         elif self.game_type == RAMSCH:
             lines.append("ramsch (everybody passed)")
         for i, (leader, cards, winner) in enumerate(self.tricks()):
@@ -405,7 +409,7 @@ class SkatState:
     def to_record(self) -> dict[str, Any]:
         """The game as a JSON-ready dict: deal, moves, derived summary and result."""
         moves = [[p, action_to_string(a)] for p, a in self.history_with_players()]
-        bids = [[p, action_to_string(a)] for p, a in self.history_with_players() if BID_BASE <= a <= HOLD]
+        bids = [[p, action_to_string(a)] for p, a in self.bidding_history()]
         skat_choice = None
         discard: list[str] = []
         contract = None
@@ -418,8 +422,7 @@ class SkatState:
                 contract = action_to_string(a)
         if self.skat_picked_up and self._st[K.F_PHASE] not in (K.PH_DISCARD,):
             discard = CardSet.from_mask(self.skat_mask()).to_text().split()
-        start = self._play_start()
-        cards = [card_name(a) for a in self._actions[start:]] if start is not None else []
+        cards = [card_name(a) for _, a in self._play_moves()]
         kontra = [action_to_string(a) for a in self._actions if a in (KONTRA, RE)]
         rec: dict[str, Any] = {
             "format": RECORD_FORMAT,

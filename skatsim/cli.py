@@ -1,0 +1,94 @@
+"""Command line: ``skatsim play``, ``skatsim demo`` (and ``python -m skatsim``).
+
+``skatsim play --seed 7`` plays one game with uniformly random legal actions
+through the state API and prints it; ``skatsim demo`` is the main job of the
+README (a batch simulation summary, then one printed game).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+from .options import SkatRules
+from .state import SkatState
+
+__all__ = ["main", "play_random_game"]
+
+
+def play_random_game(seed: int, rules: SkatRules | None = None) -> SkatState:
+    """Deal from ``seed`` and play every phase with uniformly random legal actions.
+
+    >>> s = play_random_game(7)
+    >>> s.is_terminal(), len(s.history()) > 30
+    (True, True)
+    """
+    rng = random.Random(seed)
+    state = SkatState.new_game(seed=seed, rules=rules or SkatRules())
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def _rules(args: argparse.Namespace) -> SkatRules:
+    return SkatRules(ramsch=args.ramsch, kontra=args.kontra)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    state = play_random_game(args.seed, _rules(args))
+    print(f"deal seed {args.seed}")
+    print(state.deal)
+    print(state)
+    if args.json:
+        print(state.to_json(indent=None))
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    try:
+        from .simulate import simulate, summarize  # type: ignore[attr-defined]
+    except ImportError:  # the batch engine is not installed in this build
+        simulate = None
+    if simulate is not None:
+        t0 = time.perf_counter()
+        simulate(1000, seed=0, rules=_rules(args))  # compile outside the timing
+        t1 = time.perf_counter()
+        df = simulate(args.deals, seed=args.seed, rules=_rules(args), workers=args.workers)
+        dt = time.perf_counter() - t1
+        print(f"simulated {args.deals:,} random deals in {dt:.2f} s "
+              f"({args.deals / dt:,.0f} deals/s; first call incl. compilation {t1 - t0:.1f} s)")
+        print(summarize(df).to_string())
+        print()
+    _cmd_play(args)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="skatsim", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--seed", type=int, default=1, help="deal / policy seed (default 1)")
+        sp.add_argument("--ramsch", action="store_true", help="play Ramsch when everybody passes")
+        sp.add_argument("--kontra", action="store_true", help="allow Kontra/Re")
+
+    sp = sub.add_parser("play", help="play and print one random game")
+    common(sp)
+    sp.add_argument("--json", action="store_true", help="also print the game record as JSON")
+    sp.set_defaults(func=_cmd_play)
+
+    sp = sub.add_parser("demo", help="batch simulation summary plus one printed random game")
+    common(sp)
+    sp.add_argument("--deals", type=int, default=1_000_000, help="deals to simulate (default 1,000,000)")
+    sp.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    sp.add_argument("--json", action="store_true", help="also print the game record as JSON")
+    sp.set_defaults(func=_cmd_demo)
+
+    args = p.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
