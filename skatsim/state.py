@@ -356,6 +356,14 @@ class SkatState:
         """(seat, card) for every card played, in order."""
         return [(p, a) for p, a, ph in zip(self._players, self._actions, self._phases) if ph == K.PH_PLAY]
 
+    def resample_from_infostate(self, player: int, rng: "np.random.Generator | int | None" = None) -> "SkatState":
+        """A copy of this game redealt uniformly among the deals consistent with what
+        ``player`` knows (own cards, played cards, voids shown, a seen skat, an ouvert
+        hand), with the same history replayed: the PIMC determinisation hook."""
+        from .infostate import resample
+
+        return resample(self, player, rng)
+
     # ---------------------------------------------------------------- observation
     def observation(self, player: int):
         """What ``player`` may know, as an :class:`~skatsim.observation.Observation`."""
