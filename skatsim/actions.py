@@ -46,7 +46,8 @@ NUM_ACTIONS = 130
 
 _WORDS = {PASS: "pass", HOLD: "yes", PICKUP: "pickup", HAND: "hand", KONTRA: "kontra", RE: "re"}
 _WORD_ACTIONS = {v: k for k, v in _WORDS.items()}
-_WORD_ACTIONS.update({"p": PASS, "y": HOLD, "hold": HOLD, "s": PICKUP, "take": PICKUP})
+# No single-letter "s" for the pickup (ISS writes it so): "S" is the spades declaration.
+_WORD_ACTIONS.update({"p": PASS, "y": HOLD, "hold": HOLD, "take": PICKUP})
 _DECL_ACTION = {code: DECLARE_BASE + i for i, code in enumerate(DECLARATIONS)}
 
 
