@@ -77,16 +77,20 @@ def random_policy(st, seat, rng):
 
 
 @njit(inline='always')
-def play_deal(policy, st, deal_seed, options, actions, i, record):
+def play_deal(policy, st, deal_seed, options, actions, i, record, check):
     """Deal from ``deal_seed`` and play to the end with ``policy`` for all three seats.
 
     Returns the number of actions; with ``record`` they are written to ``actions[i]``.
+    With ``check`` every action is tested first: an illegal one stops the deal and
+    ``-(k + 1)`` is returned for the ``k``-th action (0-based).
     """
     h0, h1, h2, sk, rng = deal_masks(deal_seed)
     G.init_state(st, h0, h1, h2, sk, options)
     n = 0
     while st[G.F_PHASE] != G.PH_DONE:
         a, rng = policy(st, st[G.F_PLAYER], rng)
+        if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
+            return -(n + 1)
         G.apply_action(st, a)
         if record:
             actions[i, n] = a
@@ -129,7 +133,7 @@ def _store(out, i, index, deal_seed, r, n):
 
 
 @njit(inline='always')
-def play_block(policy, b, smul, start, options, out, actions, record):
+def play_block(policy, b, smul, start, options, out, actions, record, check):
     """Play deals ``b * BLOCK ...`` of a chunk (deal index ``start + i`` into ``out[i]``)."""
     st = np.zeros(G.N_FIELDS, dtype=np.int64)
     r = np.zeros(G.N_RESULT, dtype=np.int64)
@@ -138,7 +142,7 @@ def play_block(policy, b, smul, start, options, out, actions, record):
     for i in range(lo, hi):
         index = start + i
         ds = deal_seed_of(smul, index)
-        n = play_deal(policy, st, ds, options, actions, i, record)
+        n = play_deal(policy, st, ds, options, actions, i, record, check)
         G.result_fields(st, r)
         _store(out, i, index, ds, r, n)
 
@@ -146,15 +150,16 @@ def play_block(policy, b, smul, start, options, out, actions, record):
 @njit(parallel=True)
 def run_chunk_generic(policy, smul, start, options, out, actions, record):
     """Fill ``out`` (``RESULT_DTYPE``) with deals ``start ... start + len(out) - 1`` played by
-    any jitted ``policy`` (compiled for it on first use)."""
+    any jitted ``policy`` (compiled for it on first use; illegal actions are caught,
+    see :func:`play_deal`)."""
     for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
-        play_block(policy, b, smul, start, options, out, actions, record)
+        play_block(policy, b, smul, start, options, out, actions, record, True)
 
 
 @njit(cache=True, parallel=True)
 def _run_chunk_random(smul, start, options, out, actions, record):
     for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
-        play_block(random_policy, b, smul, start, options, out, actions, record)
+        play_block(random_policy, b, smul, start, options, out, actions, record, False)
 
 
 #: Built-in policies by name: compiled, disk-cached chunk runners
