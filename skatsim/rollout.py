@@ -37,7 +37,7 @@ __all__ = ["rollouts", "rollouts_from_state", "RolloutResult"]
 
 
 class RolloutResult(NamedTuple):
-    """Per rollout: the declarer's final card points (skat included in suit/grand games),
+    """Per rollout: the declarer's final card points (skat included),
     tricks, and whether the contract is won (ignoring overbidding); ``actions`` holds the
     cards played (int8, -1 padded) when recorded."""
 
@@ -67,7 +67,7 @@ def rollouts(hands: Sequence[CardsLike], skat: CardsLike, contract: Contract | s
 
     Args:
         hands: the three seats' current hands (0 forehand, 1 middlehand, 2 rearhand).
-        skat: the skat (counts for the declarer in suit and grand games).
+        skat: the skat (its points count for the declarer).
         contract: a :class:`Contract`, an ISS token (``"C"``, ``"GH"``, ``"NO"``) or a game type 0..5.
         declarer: the declarer's seat.
         n, seed: number of rollouts and the seed (rollout ``r`` uses ``derive_seed(seed, r)``).

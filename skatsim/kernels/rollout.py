@@ -36,11 +36,11 @@ def rollout_kernel(h0, h1, h2, game, flags, declarer, leader, t0, t1, ncards, de
     ``h0..h2``: the seats' hands now; ``leader``: seat that led the trick in progress,
     whose first ``ncards`` (0..2) cards are ``t0, t1``; ``decl_points``/``decl_tricks``:
     the declarer's trick points and tricks so far; ``skat``: the skat mask, whose points
-    the declarer gets in suit and grand games. Writes the declarer's final card points
+    the declarer gets (as in ``result_fields``; irrelevant in null). Writes the declarer's final card points
     (skat included), tricks, and won (``settle_core`` ignoring any overbid) per rollout;
     with ``record`` the cards played go to ``actions[r]`` (-1 padded).
     """
-    skat_pts = card_points(skat) if game != NULL else 0
+    skat_pts = card_points(skat)  # as result_fields: the skat counts for the declarer
     n = out_points.shape[0]
     for r in range(n):
         rng = deal_seed_of(smul, r)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from numba.extending import overload
 
 from ..bits import mix64
 from ..deal import deal_masks
@@ -63,10 +64,17 @@ def seed_mul(seed: int) -> np.uint64:
     return np.uint64((int(seed) * _GOLDEN) & _M64)
 
 
-@njit(cache=True)
 def deal_seed_of(smul, index):
-    """``skatsim.bits.derive_seed(seed, index)`` in compiled code (``smul = seed_mul(seed)``)."""
-    return np.int64(mix64(smul + np.uint64(index + 1)) >> np.uint64(1))
+    """``skatsim.bits.derive_seed(seed, index)`` for ``smul = seed_mul(seed)``; compiled in kernels."""
+    return mix64((int(smul) + int(index) + 1) & _M64) >> 1
+
+
+@overload(deal_seed_of)
+def _deal_seed_of_ol(smul, index):
+    def impl(smul, index):
+        return np.int64(mix64(smul + np.uint64(index + 1)) >> np.uint64(1))
+
+    return impl
 
 
 @njit(cache=True, inline='always')
@@ -101,35 +109,35 @@ def play_deal(policy, st, deal_seed, options, actions, i, record, check):
 @njit(inline='always')
 def _store(out, i, index, deal_seed, r, n):
     row = out[i]
-    row.deal_index = index
-    row.deal_seed = deal_seed
-    row.declarer = r[G.R_DECLARER]
-    row.bid = r[G.R_BID]
-    row.game = r[G.R_GAME]
-    row.flags = r[G.R_FLAGS]
-    row.picked_up = r[G.R_PICKED] != 0
-    row.kontra = r[G.R_KONTRA]
-    row.declarer_points = r[G.R_DECL_POINTS]
-    row.declarer_tricks = r[G.R_DECL_TRICKS]
-    row.matadors = r[G.R_MATADORS]
-    row.won = r[G.R_WON] != 0
-    row.schneider = r[G.R_SCHNEIDER] != 0
-    row.schwarz = r[G.R_SCHWARZ] != 0
-    row.multiplier = r[G.R_MULT]
-    row.game_value = r[G.R_VALUE]
-    row.overbid = r[G.R_OVERBID] != 0
-    row.charged_value = r[G.R_CHARGED]
-    row.list_score = r[G.R_LIST_SCORE]
-    row.score_0 = r[G.R_SCORE0]
-    row.score_1 = r[G.R_SCORE1]
-    row.score_2 = r[G.R_SCORE2]
-    row.sf_0 = r[G.R_SF0]
-    row.sf_1 = r[G.R_SF1]
-    row.sf_2 = r[G.R_SF2]
-    row.points_0 = r[G.R_PTS0]
-    row.points_1 = r[G.R_PTS1]
-    row.points_2 = r[G.R_PTS2]
-    row.n_actions = n
+    row["deal_index"] = index
+    row["deal_seed"] = deal_seed
+    row["declarer"] = r[G.R_DECLARER]
+    row["bid"] = r[G.R_BID]
+    row["game"] = r[G.R_GAME]
+    row["flags"] = r[G.R_FLAGS]
+    row["picked_up"] = r[G.R_PICKED] != 0
+    row["kontra"] = r[G.R_KONTRA]
+    row["declarer_points"] = r[G.R_DECL_POINTS]
+    row["declarer_tricks"] = r[G.R_DECL_TRICKS]
+    row["matadors"] = r[G.R_MATADORS]
+    row["won"] = r[G.R_WON] != 0
+    row["schneider"] = r[G.R_SCHNEIDER] != 0
+    row["schwarz"] = r[G.R_SCHWARZ] != 0
+    row["multiplier"] = r[G.R_MULT]
+    row["game_value"] = r[G.R_VALUE]
+    row["overbid"] = r[G.R_OVERBID] != 0
+    row["charged_value"] = r[G.R_CHARGED]
+    row["list_score"] = r[G.R_LIST_SCORE]
+    row["score_0"] = r[G.R_SCORE0]
+    row["score_1"] = r[G.R_SCORE1]
+    row["score_2"] = r[G.R_SCORE2]
+    row["sf_0"] = r[G.R_SF0]
+    row["sf_1"] = r[G.R_SF1]
+    row["sf_2"] = r[G.R_SF2]
+    row["points_0"] = r[G.R_PTS0]
+    row["points_1"] = r[G.R_PTS1]
+    row["points_2"] = r[G.R_PTS2]
+    row["n_actions"] = n
 
 
 @njit(inline='always')

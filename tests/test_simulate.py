@@ -1,0 +1,163 @@
+"""Public batch-simulation API: columns, determinism, streaming, summaries, errors."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import skatsim
+from skatsim import SkatRules, SkatState, deal
+from skatsim.bits import derive_seed
+from skatsim.simulate import (CONTRACT_CATEGORIES, RESULT_DTYPE, SimSummary, iter_chunks, iter_simulate,
+                              simulate, summarize)
+
+COLUMNS = ["deal_index", "deal_seed", "declarer", "bid", "contract", "game", "flags", "picked_up", "kontra",
+           "declarer_points", "declarer_tricks", "matadors", "won", "schneider", "schwarz", "multiplier",
+           "game_value", "overbid", "charged_value", "list_score", "score_0", "score_1", "score_2",
+           "sf_0", "sf_1", "sf_2", "points_0", "points_1", "points_2", "n_actions"]
+
+
+@pytest.fixture(scope="module")
+def df() -> pd.DataFrame:
+    return simulate(20_000, seed=7, workers=2)
+
+
+def test_columns_and_dtypes(df):
+    assert list(df.columns) == COLUMNS
+    assert isinstance(df["contract"].dtype, pd.CategoricalDtype)
+    assert list(df["contract"].cat.categories) == list(CONTRACT_CATEGORIES)
+    assert df["won"].dtype == bool and df["deal_seed"].dtype == np.int64
+    assert (df["deal_index"].to_numpy() == np.arange(len(df))).all()
+    assert df.attrs["seed"] == 7 and df.attrs["policy"] == "random"
+    assert df.attrs["rules_version"] == SkatRules().version
+
+
+def test_rows_are_consistent(df):
+    played = df[df["declarer"] >= 0]
+    assert (df["points_0"] + df["points_1"] + df["points_2"] <= 120).all()
+    # declarer's list score goes to his seat, defenders score 0
+    for s in range(3):
+        mine = played["declarer"] == s
+        assert (played.loc[mine, f"score_{s}"] == played.loc[mine, "list_score"]).all()
+        assert (played.loc[~mine, f"score_{s}"] == 0).all()
+    assert ((played["list_score"] > 0) == played["won"]).all()
+    lost = ~played["won"]
+    assert (played.loc[lost, "list_score"] == -2 * played.loc[lost, "charged_value"]).all()
+    passed = df[df["contract"] == "passed"]
+    assert (passed[["score_0", "score_1", "score_2", "list_score"]] == 0).all().all()
+    # contract text agrees with game + flags
+    for c, g, f in played[["contract", "game", "flags"]].drop_duplicates().itertuples(index=False):
+        assert skatsim.Contract(g, f).to_text() == c
+
+
+def test_deal_seed_reproduces_the_cards(df):
+    for i in (0, 1, 999, 19_999):
+        row = df.iloc[i]
+        assert int(row["deal_seed"]) == derive_seed(7, i)
+        s = SkatState.new_game(seed=int(row["deal_seed"]))
+        assert s.deal == deal(int(row["deal_seed"]))
+
+
+@pytest.mark.parametrize("workers,chunk", [(1, 20_000), (2, 3001), (1, 999)])
+def test_identical_for_any_worker_count_and_chunking(df, workers, chunk):
+    other = simulate(20_000, seed=7, workers=workers, chunk_size=chunk)
+    pd.testing.assert_frame_equal(df, other)
+
+
+def test_start_continues_a_run(df):
+    tail = simulate(5000, seed=7, start=15_000, workers=1)
+    pd.testing.assert_frame_equal(tail.reset_index(drop=True), df.iloc[15_000:].reset_index(drop=True))
+
+
+def test_iter_simulate_matches_simulate(df):
+    parts = list(iter_simulate(20_000, seed=7, chunk_size=6000))
+    assert [len(p) for p in parts] == [6000, 6000, 6000, 2000]
+    pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), df)
+
+
+def test_record_actions_layout():
+    d = simulate(300, seed=3, record_actions=True, workers=1)
+    acts = d.attrs["actions"]
+    assert acts.dtype == np.int16 and acts.shape[0] == 300
+    n = d["n_actions"].to_numpy()
+    for i in range(300):
+        assert (acts[i, :n[i]] >= 0).all() and (acts[i, n[i]:] == -1).all()
+
+
+def test_rules_options_reach_the_kernel():
+    d = simulate(5000, seed=2, rules=SkatRules(ramsch=True, kontra=True), workers=1)
+    assert d.attrs["rules"] == {"ramsch": True, "kontra": True}
+    assert set(d["kontra"].unique()) <= {0, 1, 2} and (d["kontra"] > 0).any()
+    plain = simulate(5000, seed=2, workers=1)
+    assert (plain["kontra"] == 0).all()
+
+
+def test_memory_stays_flat_while_iterating():
+    """Peak traced memory does not grow with the number of chunks consumed."""
+    def peak(n_chunks: int) -> int:
+        tracemalloc.start()
+        for part in iter_simulate(n_chunks * 20_000, seed=1, chunk_size=20_000):
+            part["list_score"].sum()
+        _, p = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return p
+
+    small, big = peak(2), peak(12)
+    assert big < 1.5 * small, (small, big)
+    assert big < 40 * 20_000 * RESULT_DTYPE.itemsize
+
+
+def test_parquet_streaming(tmp_path, df):
+    path = tmp_path / "deals.parquet"
+    summary = simulate(20_000, seed=7, out=path, chunk_size=7000)
+    assert isinstance(summary, SimSummary) and summary.n == 20_000
+    back = pd.read_parquet(path)
+    assert len(back) == 20_000
+    pd.testing.assert_frame_equal(back, df, check_categorical=False)
+    import pyarrow.parquet as pq
+    assert b"skatsim" in pq.read_schema(path).metadata
+
+
+def test_summary_streaming_equals_whole(df):
+    whole = summarize(df).table()
+    streamed = summarize(iter_simulate(20_000, seed=7, chunk_size=4096)).table()
+    pd.testing.assert_frame_equal(whole, streamed)
+    t = whole
+    assert t.loc["all", "count"] == 20_000
+    g = df[df["contract"] == "G"]
+    assert t.loc["G", "count"] == len(g)
+    assert t.loc["G", "win_rate"] == pytest.approx(g["won"].mean())
+    assert t.loc["G", "win_rate_se"] == pytest.approx(np.sqrt(g["won"].mean() * (1 - g["won"].mean()) / len(g)))
+    assert t.loc["G", "mean_list_score"] == pytest.approx(g["list_score"].mean())
+    sf = summarize(df).seeger_fabian()
+    assert sf.loc[1, "mean_sf"] == pytest.approx(df["sf_1"].mean())
+    arr = summarize(next(iter_chunks(20_000, seed=7)).rows).table()
+    pd.testing.assert_frame_equal(arr, whole)
+
+
+def test_seed_forms():
+    a = simulate(50, seed=np.random.default_rng(3), workers=1)
+    b = simulate(50, seed=a.attrs["seed"], workers=1)
+    pd.testing.assert_frame_equal(a, b)
+    assert isinstance(simulate(5, workers=1).attrs["seed"], int)
+
+
+def test_empty_and_errors():
+    assert len(simulate(0, seed=1)) == 0
+    with pytest.raises(ValueError, match="unknown policy 'nope'"):
+        simulate(10, "nope", seed=1)
+    with pytest.raises(TypeError, match="policy must be"):
+        simulate(10, lambda st, seat, rng: (0, rng), seed=1)
+    with pytest.raises(ValueError, match="workers must be an int in 1.."):
+        simulate(10, seed=1, workers=0)
+    with pytest.raises(ValueError, match="n_deals must be a non-negative int"):
+        simulate(-1, seed=1)
+    with pytest.raises(ValueError, match="chunk_size must be a positive int"):
+        simulate(10, seed=1, chunk_size=0)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        simulate(10, seed=1.5)
+    with pytest.raises(ValueError, match="too many rows for one DataFrame"):
+        simulate(10**9, seed=1)
