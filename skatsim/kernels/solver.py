@@ -1,0 +1,551 @@
+"""Open-hand (double-dummy) search kernels: fail-soft alpha-beta over whole tricks.
+
+Private kernels behind :mod:`skatsim.solver`. Everything runs on ints and two
+preallocated ``int64`` arrays: ``W`` (configuration, per-contract tables, killer
+moves and move lists) and ``T`` (the transposition table, pairs ``key, data``).
+
+**Rank space.** Inside the search a card is not its id but its *rank index* for
+the contract: the effective suits (``rules.FOLLOW`` classes) lie in contiguous bit
+ranges, each ordered by ``rules.STRENGTH``, and the trump class sits on top. Then
+"follow suit" is one mask, "beats" is ``x > best and (x is a trump or x is in the
+led suit)``, and cards of one player with no other live card between them are
+neighbours in one bit range. :func:`rank_tables` *computes* this layout from the
+rules tables (one rules truth); ``tests/test_solver.py`` checks it exhaustively
+against ``rules.beats`` and ``rules.legal_mask``.
+
+**Value.** ``V`` is what the declarer gains from the current trick on: card points
+(``points`` mode), tricks (``tricks`` mode, schwarz) or tricks *lost* (``null`` mode,
+``W_INV``). The declarer maximises ``V``, the defenders minimise it.
+:func:`search` answers "``V >= need``?" and returns a fail-soft bound: a value
+``>= need`` is a lower bound of ``V``, a value ``< need`` an upper bound.
+Transposition entries store bounds on ``V`` at trick boundaries, keyed on the
+remaining cards and the leader, so one table serves every threshold and the
+MTD(f) driver :func:`exact` for the same deal (an *epoch* tags the deal).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..bits import lsb, msb, popcount
+from ..cards import CARD_POINTS
+from ..rules import FOLLOW, NULL, STRENGTH, TRUMP_MASKS
+
+# ----------------------------------------------------------------------------- rank space
+
+N_SOLVER_GAMES = 6  # D H S C, grand, null (Ramsch has no declarer)
+MODE_POINTS, MODE_TRICKS, MODE_NULL = 0, 1, 2
+
+
+def rank_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-game rank layout derived from ``rules.FOLLOW`` / ``rules.STRENGTH``.
+
+    Returns ``(to_rank[g, card], from_rank[g, r], seg_lo[g, r], seg_mask[g, r],
+    trump_start[g])``: ``seg_mask`` is the rank mask of the effective suit of ``r``
+    (the cards that follow it), ``seg_lo`` its lowest rank, and ranks
+    ``>= trump_start`` are the trumps (32 in null).
+    """
+    to_rank = np.zeros((N_SOLVER_GAMES, 32), np.int64)
+    from_rank = np.zeros((N_SOLVER_GAMES, 32), np.int64)
+    seg_lo = np.zeros((N_SOLVER_GAMES, 32), np.int64)
+    seg_mask = np.zeros((N_SOLVER_GAMES, 32), np.int64)
+    trump_start = np.zeros(N_SOLVER_GAMES, np.int64)
+    for g in range(N_SOLVER_GAMES):
+        classes: dict[int, list[int]] = {}
+        for c in range(32):
+            f = int(FOLLOW[g * 32 + c])
+            if not f >> c & 1:
+                raise AssertionError(f"rules.FOLLOW: card {c} does not follow itself in game {g}")
+            classes.setdefault(f, []).append(c)
+        tm = int(TRUMP_MASKS[g])
+        order = sorted(classes, key=lambda f: (f == tm and tm != 0, min(classes[f])))
+        pos = 0
+        for f in order:
+            cards = sorted(classes[f], key=lambda c: int(STRENGTH[g * 32 + c]))
+            if len({int(STRENGTH[g * 32 + c]) for c in cards}) != len(cards):
+                raise AssertionError(f"rules.STRENGTH has ties inside a suit of game {g}")
+            lo, m = pos, ((1 << len(cards)) - 1) << pos
+            for c in cards:
+                to_rank[g, c] = pos
+                from_rank[g, pos] = c
+                seg_lo[g, pos] = lo
+                seg_mask[g, pos] = m
+                pos += 1
+        trump_start[g] = 32 - bin(tm).count("1")
+    for a in (to_rank, from_rank, seg_lo, seg_mask, trump_start):
+        a.setflags(write=False)
+    return to_rank, from_rank, seg_lo, seg_mask, trump_start
+
+
+TO_RANK, FROM_RANK, SEG_LO, SEG_MASK, TRUMP_START = rank_tables()
+_CARD_POINTS = np.array(CARD_POINTS, np.int64)
+
+# ----------------------------------------------------------------------------- W layout
+
+W_NODES = 0      # node counter
+W_DECL = 1       # declarer seat
+W_TB = 2         # value of a trick itself (tricks modes: 1)
+W_INV = 3        # 1: the declarer gains the tricks he loses (null)
+W_TSTART = 4     # lowest trump rank (32: no trumps)
+W_TRUMPS = 5     # rank mask of the trumps
+W_EPOCH = 6      # deal tag stored in TT keys
+W_TTMASK = 7     # TT slots - 1
+W_ROOTBEST = 8   # move that decided the last root search (-1: none)
+W_TTMIN = 9      # use the TT only with at least this many tricks left
+W_HIV = 10       # rank mask of high-value cards (A, 10)
+W_LOV = 11       # rank mask of zero-value cards
+W_CV = 16        # value per rank (32)
+W_SEGLO = 48     # seg_lo per rank (32)
+W_SEGM = 80      # seg_mask per rank (32)
+W_KILL = 112     # killers [ntr 0..10][level 0..2]
+W_MV = 160       # move lists [ntr 0..10][level 0..2][16]
+W_SIZE = W_MV + 11 * 3 * 16
+
+ALL32 = 0xFFFF_FFFF
+_NEG = -1_000
+_POS = 1_000
+
+
+def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slots: int,
+          tt_min: int = 2) -> None:
+    """Fill ``W`` for one deal and contract (Python side, once per solve)."""
+    W[:] = 0
+    W[W_DECL] = declarer
+    W[W_TB] = 0 if mode == MODE_POINTS else 1
+    W[W_INV] = 1 if mode == MODE_NULL else 0
+    ts = int(TRUMP_START[game])
+    W[W_TSTART] = ts
+    W[W_TRUMPS] = ALL32 & ~((1 << ts) - 1)
+    W[W_EPOCH] = epoch
+    W[W_TTMASK] = tt_slots - 1
+    W[W_ROOTBEST] = -1
+    W[W_TTMIN] = tt_min
+    hiv = lov = 0
+    for r in range(32):
+        v = int(_CARD_POINTS[FROM_RANK[game, r]]) if mode == MODE_POINTS else 0
+        W[W_CV + r] = v
+        if v >= 10:
+            hiv |= 1 << r
+        if v == 0:
+            lov |= 1 << r
+        W[W_SEGLO + r] = SEG_LO[game, r]
+        W[W_SEGM + r] = SEG_MASK[game, r]
+    W[W_HIV] = hiv
+    W[W_LOV] = lov
+    W[W_KILL:W_KILL + 33] = -1
+
+
+@njit(cache=True)
+def to_rank_mask(mask: int, game: int) -> int:
+    """Card-id mask to rank mask."""
+    out = 0
+    m = mask
+    while m:
+        c = lsb(m)
+        m ^= 1 << c
+        out |= 1 << TO_RANK[game, c]
+    return out
+
+
+@njit(cache=True)
+def from_rank_mask(mask: int, game: int) -> int:
+    """Rank mask to card-id mask."""
+    out = 0
+    m = mask
+    while m:
+        r = lsb(m)
+        m ^= 1 << r
+        out |= 1 << FROM_RANK[game, r]
+    return out
+
+
+# ----------------------------------------------------------------------------- move lists
+
+
+@njit(cache=True)
+def reps(W, legal: int, sep: int) -> int:
+    """One representative per class of equivalent cards in ``legal``.
+
+    Cards of one hand are equivalent when no card of ``sep`` (the live cards held by
+    the others or lying in the current trick) ranks between them in their suit and
+    they have the same value: exchanging them changes no trick and no score. The
+    strongest card of each (run, value) class represents it.
+    """
+    out = 0
+    prev = -1
+    seen = 0
+    x = legal
+    while x:
+        c = msb(x)
+        x ^= 1 << c
+        if prev < 0 or c < W[W_SEGLO + prev] or (sep & ((1 << prev) - (2 << c))) != 0:
+            seen = 0
+        v = W[W_CV + c]
+        if not (seen >> v) & 1:
+            seen |= 1 << v
+            out |= 1 << c
+        prev = c
+    return out
+
+
+@njit(cache=True)
+def rep_map(W, legal: int, sep: int, out) -> int:
+    """Like :func:`reps`, and ``out[r]`` = the representative of each card ``r`` of ``legal``."""
+    res = 0
+    prev = -1
+    seen = 0
+    x = legal
+    run_rep = np.full(16, -1, np.int64)
+    while x:
+        c = msb(x)
+        x ^= 1 << c
+        if prev < 0 or c < W[W_SEGLO + prev] or (sep & ((1 << prev) - (2 << c))) != 0:
+            seen = 0
+            run_rep[:] = -1
+        v = W[W_CV + c]
+        if not (seen >> v) & 1:
+            seen |= 1 << v
+            res |= 1 << c
+            run_rep[v] = c
+        out[c] = run_rep[v]
+        prev = c
+    return res
+
+
+@njit(cache=True)
+def trick_result(W, ca: int, cb: int, cc: int, leader: int):
+    """A complete trick in rank space: ``(winner position 0..2, declarer's gain, card values)``."""
+    ts = W[W_TSTART]
+    segm = W[W_SEGM + ca]
+    best = ca
+    w = 0
+    if cb > best and (cb >= ts or (segm >> cb) & 1):
+        best = cb
+        w = 1
+    if cc > best and (cc >= ts or (segm >> cc) & 1):
+        w = 2
+    p = leader + w
+    if p >= 3:
+        p -= 3
+    pts = W[W_CV + ca] + W[W_CV + cb] + W[W_CV + cc]
+    if (p == W[W_DECL]) != (W[W_INV] != 0):
+        return w, pts + W[W_TB], pts
+    return w, 0, pts
+
+
+@njit(cache=True)
+def _emit(W, off: int, n: int, mask: int, desc: bool) -> int:
+    while mask:
+        c = msb(mask) if desc else lsb(mask)
+        mask ^= 1 << c
+        W[off + n] = c
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _gen_lead(W, off: int, hand: int, sep: int, hint: int, ntr: int) -> int:
+    """Ordered lead candidates: TT move, killer, then strong cards first (null: low first)."""
+    r = reps(W, hand, sep)
+    n = 0
+    if hint >= 0 and (r >> hint) & 1:
+        W[off] = hint
+        n = 1
+        r ^= 1 << hint
+    k = W[W_KILL + ntr * 3]
+    if k >= 0 and (r >> k) & 1:
+        W[off + n] = k
+        n += 1
+        r ^= 1 << k
+    return _emit(W, off, n, r, W[W_INV] == 0)
+
+
+@njit(cache=True)
+def _gen_follow(W, off: int, legal: int, sep: int, best: int, segm: int, good: bool,
+                level: int, ntr: int) -> int:
+    """Ordered answers to a trick whose best card so far is ``best``.
+
+    ``good``: the card now winning suits the mover (partner's, or in null the one
+    the mover wants to win the trick).
+    """
+    r = reps(W, legal, sep)
+    n = 0
+    k = W[W_KILL + ntr * 3 + level]
+    if k >= 0 and (r >> k) & 1:
+        W[off] = k
+        n = 1
+        r ^= 1 << k
+    beat = r & ~((2 << best) - 1) & (segm | W[W_TRUMPS])
+    nob = r & ~beat
+    if W[W_INV] != 0:
+        if good:
+            n = _emit(W, off, n, nob, True)
+            return _emit(W, off, n, beat, False)
+        n = _emit(W, off, n, nob, False)
+        return _emit(W, off, n, beat, False)
+    hiv = W[W_HIV]
+    lov = W[W_LOV]
+    mid = ~(hiv | lov)
+    if level == 2:
+        if good:  # the trick is ours: add the most points
+            n = _emit(W, off, n, r & hiv, True)
+            n = _emit(W, off, n, r & mid, True)
+            return _emit(W, off, n, r & lov, False)
+        n = _emit(W, off, n, beat & hiv, True)
+        n = _emit(W, off, n, beat & mid, True)
+        n = _emit(W, off, n, beat & lov, False)
+        n = _emit(W, off, n, nob & lov, False)
+        n = _emit(W, off, n, nob & mid, False)
+        return _emit(W, off, n, nob & hiv, False)
+    if good:
+        n = _emit(W, off, n, nob & lov, False)
+        n = _emit(W, off, n, nob & mid, False)
+        n = _emit(W, off, n, nob & hiv, False)
+        return _emit(W, off, n, beat, False)
+    n = _emit(W, off, n, beat, True)
+    n = _emit(W, off, n, nob & lov, False)
+    n = _emit(W, off, n, nob & mid, False)
+    return _emit(W, off, n, nob & hiv, False)
+
+
+# ----------------------------------------------------------------------------- search
+
+
+@njit(cache=True)
+def _tt_index(live: int, leader: int, mask: int) -> int:
+    h = (live ^ (leader << 32)) * -7046029254386353131  # 0x9E3779B97F4A7C15
+    return (h >> 32) & mask
+
+
+@njit(cache=True)
+def last_trick(W, x: int, y: int, z: int, leader: int) -> int:
+    """Declarer's gain from the forced last trick (one card in each hand, ``x`` leads)."""
+    ca = lsb(x)
+    cb = lsb(y)
+    cc = lsb(z)
+    ts = W[W_TSTART]
+    segm = W[W_SEGM + ca]
+    best = ca
+    w = 0
+    if cb > best and (cb >= ts or (segm >> cb) & 1):
+        best = cb
+        w = 1
+    if cc > best and (cc >= ts or (segm >> cc) & 1):
+        w = 2
+    p = leader + w
+    if p >= 3:
+        p -= 3
+    if (p == W[W_DECL]) != (W[W_INV] != 0):
+        return W[W_CV + ca] + W[W_CV + cb] + W[W_CV + cc] + W[W_TB]
+    return 0
+
+
+@njit(cache=True)
+def search(W, T, ha: int, hb: int, hc: int, leader: int, need: int, rem: int, ntr: int,
+           nfix: int, fa: int, fb: int, root: int) -> int:
+    """Fail-soft test of ``V >= need`` for the trick led by ``leader``.
+
+    ``ha, hb, hc``: rank masks of the leader, second and third hand. ``rem``: the
+    largest possible ``V`` (values of the live cards, trick cards included, plus
+    ``ntr`` times the trick value). ``ntr``: tricks left including this one.
+    ``nfix`` cards of this trick are already played (``fa``, ``fb``; not in the
+    hands). ``root`` (0/1): do not stop at a TT bound, and record in ``W[W_ROOTBEST]``
+    the mover's card that decided the search.
+
+    Numba note: every call passes run-time ints, never literals. A literal argument
+    makes numba compile a second, ``Literal``-typed specialisation for the recursive
+    call, and that one crashes when loaded back from the on-disk cache (numba 0.68).
+    """
+    W[W_NODES] += 1
+    if need <= 0:
+        return 0
+    if need > rem:
+        return rem
+    if ntr == 1 and nfix == 0:
+        return last_trick(W, ha, hb, hc, leader)
+    drel = W[W_DECL] - leader
+    if drel < 0:
+        drel += 3
+    inv = W[W_INV] != 0
+    tb = W[W_TB]
+    ts = W[W_TSTART]
+    amax = drel == 0
+    bmax = drel == 1
+    cmax = drel == 2
+
+    nz = ntr - ntr  # a run-time 0 (see the numba note)
+    usett = nfix == 0 and ntr >= W[W_TTMIN]
+    ttmove = -1
+    lo = 0
+    hi = rem
+    key = 0
+    idx = 0
+    if usett:
+        live = ha | hb | hc
+        key = live | (leader << 32) | (W[W_EPOCH] << 34)
+        idx = 2 * _tt_index(live, leader, W[W_TTMASK])
+        if T[idx] == key:
+            d = T[idx + 1]
+            lo = d & 255
+            hi = (d >> 8) & 255
+            ttmove = ((d >> 16) & 63) - 1
+            if root == 0:
+                if lo >= need:
+                    return lo
+                if hi < need:
+                    return hi
+
+    kbase = W_KILL + ntr * 3
+    offa = W_MV + ntr * 48
+    offb = offa + 16
+    offc = offa + 32
+    if nfix >= 1:
+        W[offa] = fa
+        na = 1
+    else:
+        na = _gen_lead(W, offa, ha, hb | hc, ttmove, ntr)
+    va = _NEG if amax else _POS
+    bestmove = -1
+    cb = -1
+    cc = -1
+    for ia in range(na):
+        ca = W[offa + ia]
+        bita = 1 << ca
+        ha2 = ha & ~bita
+        segm = W[W_SEGM + ca]
+        if nfix >= 2:
+            W[offb] = fb
+            nb = 1
+        else:
+            lb = hb & segm
+            if lb == 0:
+                lb = hb
+            nb = _gen_follow(W, offb, lb, ha2 | hc | bita, ca, segm, (amax == bmax) != inv, 1, ntr)
+        vb = _NEG if bmax else _POS
+        for ib in range(nb):
+            cb = W[offb + ib]
+            bitb = 1 << cb
+            hb2 = hb & ~bitb
+            if cb > ca and (cb >= ts or (segm >> cb) & 1):
+                best = cb
+                wb = 1
+                wmax = bmax
+            else:
+                best = ca
+                wb = 0
+                wmax = amax
+            lc = hc & segm
+            if lc == 0:
+                lc = hc
+            nc = _gen_follow(W, offc, lc, ha2 | hb2 | bita | bitb, best, segm, (wmax == cmax) != inv, 2, ntr)
+            vc = _NEG if cmax else _POS
+            for ic in range(nc):
+                cc = W[offc + ic]
+                hc2 = hc & ~(1 << cc)
+                w = wb
+                if cc > best and (cc >= ts or (segm >> cc) & 1):
+                    w = 2
+                pts = W[W_CV + ca] + W[W_CV + cb] + W[W_CV + cc]
+                g = pts + tb if (w == drel) != inv else 0
+                nl = leader + w
+                if nl >= 3:
+                    nl -= 3
+                if w == 0:
+                    x, y, z = ha2, hb2, hc2
+                elif w == 1:
+                    x, y, z = hb2, hc2, ha2
+                else:
+                    x, y, z = hc2, ha2, hb2
+                if ntr == 2:
+                    W[W_NODES] += 1
+                    v = g + last_trick(W, x, y, z, nl)
+                else:
+                    v = g + search(W, T, x, y, z, nl, need - g, rem - pts - tb, ntr - 1, nz, nz, nz, nz)
+                if cmax:
+                    if v > vc:
+                        vc = v
+                    if vc >= need:
+                        break
+                else:
+                    if v < vc:
+                        vc = v
+                    if vc < need:
+                        break
+            if nc > 1 and (vc >= need) == cmax:
+                W[kbase + 2] = cc
+            if root != 0 and nfix == 2 and (vc >= need) == cmax:
+                W[W_ROOTBEST] = cc
+            if bmax:
+                if vc > vb:
+                    vb = vc
+                if vb >= need:
+                    break
+            else:
+                if vc < vb:
+                    vb = vc
+                if vb < need:
+                    break
+        if nb > 1 and (vb >= need) == bmax:
+            W[kbase + 1] = cb
+        if root != 0 and nfix == 1 and (vb >= need) == bmax:
+            W[W_ROOTBEST] = cb
+        if amax:
+            if vb > va:
+                va = vb
+            if va >= need:
+                bestmove = ca
+                break
+        else:
+            if vb < va:
+                va = vb
+            if va < need:
+                bestmove = ca
+                break
+    if root != 0 and nfix == 0:
+        W[W_ROOTBEST] = bestmove
+    if na > 1 and bestmove >= 0:
+        W[kbase] = bestmove
+
+    if usett:
+        if va >= need:
+            if va > lo:
+                lo = va
+        elif va < hi:
+            hi = va
+        mv = bestmove if bestmove >= 0 else ttmove
+        T[idx] = key
+        T[idx + 1] = lo | (hi << 8) | ((mv + 1) << 16)
+    return va
+
+
+@njit(cache=True)
+def exact(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr: int, nfix: int, fa: int,
+          fb: int, guess: int, lo: int, hi: int):
+    """Minimax ``V`` in ``[lo, hi]`` by MTD(f) on :func:`search`: ``(V, best_move)``.
+
+    ``best_move`` (rank) is a move of the player to move that achieves ``V``, or -1
+    when every move does.
+    """
+    g = guess
+    best_hi = -1  # move proving a lower bound (maximiser)
+    best_lo = -1  # move proving an upper bound (minimiser)
+    while lo < hi:
+        t = g if g > lo else lo + 1
+        if t > hi:
+            t = hi
+        W[W_ROOTBEST] = -1
+        v = search(W, T, ha, hb, hc, leader, t, rem, ntr, nfix, fa, fb, nfix - nfix + 1)
+        if v >= t:
+            lo = v
+            best_hi = W[W_ROOTBEST]
+        else:
+            hi = v
+            best_lo = W[W_ROOTBEST]
+        g = v
+    # the mover maximises iff it is the declarer
+    p = leader + nfix
+    if p >= 3:
+        p -= 3
+    mover_max = p == W[W_DECL]
+    return lo, (best_hi if mover_max else best_lo)
