@@ -245,6 +245,10 @@ class CardSet:
 
     __rand__ = __and__
     __ror__ = __or__
+    __rxor__ = __xor__
+
+    def __rsub__(self, other: CardsLike) -> "CardSet":
+        return CardSet.from_mask(to_mask(other) & ~self.mask)
 
     def __invert__(self) -> "CardSet":
         return CardSet.from_mask(~self.mask & ALL_CARDS)

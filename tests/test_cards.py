@@ -153,6 +153,14 @@ def test_set_operations_match_python_sets(a: int, b: int) -> None:
     assert names_of(A & B.to_text()) == sa & sb
 
 
+@given(masks, masks)
+def test_set_operations_with_the_other_operand_on_the_left(a: int, b: int) -> None:
+    A, B = CardSet.from_mask(a), CardSet.from_mask(b)
+    for other in (B.to_text(), b, B.ids()):
+        assert other | A == B | A and other & A == B & A
+        assert other ^ A == B ^ A and other - A == B - A
+
+
 @given(masks)
 def test_text_round_trip_and_int_conversion(mask: int) -> None:
     cs = CardSet.from_mask(mask)
