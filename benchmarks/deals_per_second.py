@@ -1,0 +1,313 @@
+"""Deals per second of skatsim's engine paths, with OpenSpiel's ``skat`` as the outside reference.
+
+    python benchmarks/deals_per_second.py [--seconds 3] [--seed 2024] [--out benchmarks/results/deals_per_second.jsonl]
+
+Paths, all measured in the same run, time-boxed, compile time excluded (every compiled
+path is called once before timing):
+
+1. random full games through the Python state API (``SkatState`` driven by
+   ``random.Random(seed).choice(state.legal_actions())``);
+   1b. OpenSpiel's ``skat`` driven from Python the same way (comparison row);
+2. random full games, numba, 1 thread (the ``simulate`` kernel writing result rows);
+3. the same on all cores, and the scaling factor over path 2;
+4. random card-play rollouts (10 tricks from the first lead), numba, 1 thread;
+5. OpenSpiel's C++ loop: ``pyspiel.evaluate_bots`` with uniform random bots.
+   Also reported: ``simulate()`` end to end (DataFrame out), all cores.
+
+Prints one table and appends one JSON line (config, versions, CPU, threading layer,
+seed, figures, targets) to ``--out``. OpenSpiel's ``skat`` is a simplified game (no
+numeric auction, no skat exchange choice), so its figures are a speed reference only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import numba
+import numpy as np
+import pandas as pd
+
+import skatsim
+from skatsim import SkatState, deal
+from skatsim.bits import HAS_FAST_PDEP
+from skatsim.kernels import simulate as KS
+from skatsim.kernels.rollout import rollout_kernel
+from skatsim.simulate import simulate
+
+TARGETS = {  # path -> (what, rule)
+    "2_numba_1_thread": "≥ 1,500,000 games/s and ≥ 20× path 5",
+    "3_numba_all_cores": "≥ 1.8× path 2",
+    "4_rollouts_1_thread": "≥ 3,000,000 rollouts/s",
+    "1_python_state": "≥ path 1b (OpenSpiel driven from Python)",
+}
+
+
+def timed(fn: Callable[[], int], seconds: float) -> tuple[float, int, float]:
+    """Call ``fn`` (returns items done) repeatedly for about ``seconds``: (rate, items, elapsed)."""
+    items, t0 = 0, time.perf_counter()
+    while True:
+        items += fn()
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return items / el, items, el
+
+
+def best_of(fn: Callable[[], int], seconds: float, reps: int = 5) -> tuple[float, int, float]:
+    """Rate of ``fn`` over a time box, taken as the best of ``reps`` sub-boxes (steady state)."""
+    best = (0.0, 0, 0.0)
+    for _ in range(reps):
+        r = timed(fn, seconds / reps)
+        if r[0] > best[0]:
+            best = r
+    return best
+
+
+# ----------------------------------------------------------------------------- paths
+
+
+def path_python_state(seconds: float, seed: int) -> tuple[float, int, float]:
+    rng = random.Random(seed)
+    counter = [0]
+
+    def one() -> int:
+        s = SkatState.new_game(seed=seed + counter[0])
+        counter[0] += 1
+        while not s.is_terminal():
+            s.apply_action(rng.choice(s.legal_actions()))
+        s.returns()
+        return 1
+
+    one()
+    return timed(one, seconds)
+
+
+def path_openspiel_python(seconds: float, seed: int) -> tuple[float, int, float] | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("skat")
+    rng = random.Random(seed)
+
+    def one() -> int:
+        s = game.new_initial_state()
+        while not s.is_terminal():  # chance outcomes (the deal) are uniform: same draw everywhere
+            s.apply_action(rng.choice(s.legal_actions()))
+        s.returns()
+        return 1
+
+    one()
+    return timed(one, seconds)
+
+
+def path_openspiel_cpp(seconds: float, seed: int) -> tuple[float, int, float] | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("skat")
+    bots = [pyspiel.make_uniform_random_bot(p, seed + p) for p in range(3)]
+    counter = [0]
+
+    def batch() -> int:
+        for _ in range(200):
+            pyspiel.evaluate_bots(game.new_initial_state(), bots, seed + counter[0])
+            counter[0] += 1
+        return 200
+
+    batch()
+    return timed(batch, seconds)
+
+
+def make_numba_games(n: int, seed: int) -> Callable[[], int]:
+    rows = np.empty(n, dtype=KS.RESULT_DTYPE)
+    no_actions = np.zeros((0, KS.MAX_ACTIONS), dtype=np.int16)
+    runner = KS.POLICY_RUNNERS["random"]
+    smul = KS.seed_mul(seed)
+    state = {"start": 0}
+
+    def chunk() -> int:
+        runner(smul, state["start"], 0, rows, no_actions, False)
+        state["start"] += n
+        return n
+
+    chunk()  # compile / load from cache, touch the output pages
+    return chunk
+
+
+def make_rollouts(n: int, seed: int) -> tuple[Callable[[], int], float]:
+    d = deal(seed)
+    h = [m.mask for m in d.hands]
+    pts = np.empty(n, dtype=np.int16)
+    tricks = np.empty(n, dtype=np.int8)
+    won = np.empty(n, dtype=np.bool_)
+    acts = np.zeros((0, 30), dtype=np.int8)
+    calls = [0]
+    games = (4, 3, 0, 2, 1)  # grand, clubs, diamonds, spades, hearts: full 10-trick playouts
+
+    def run() -> int:
+        g = games[calls[0] % len(games)]
+        calls[0] += 1
+        rollout_kernel(h[0], h[1], h[2], g, 0, 0, 0, -1, -1, 0, 0, 0, d.skat.mask,
+                       KS.seed_mul(seed + calls[0]), pts, tricks, won, acts, False)
+        return n
+
+    run()
+    return run, float(pts.mean())
+
+
+def path_simulate_frame(seconds: float, seed: int) -> tuple[float, int, float]:
+    n = 1 << 19
+    counter = [0]
+
+    def one() -> int:
+        simulate(n, seed=seed, start=counter[0] * n)
+        counter[0] += 1
+        return n
+
+    one()
+    return timed(one, seconds)
+
+
+# ----------------------------------------------------------------------------- environment
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def versions() -> dict[str, str]:
+    import llvmlite
+
+    out = {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
+           "llvmlite": llvmlite.__version__, "pandas": pd.__version__, "skatsim": skatsim.__version__}
+    try:
+        from importlib.metadata import version
+
+        out["open_spiel"] = version("open_spiel")
+    except Exception:
+        out["open_spiel"] = "not installed"
+    return out
+
+
+def git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip()
+    except Exception:
+        return ""
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=3.0, help="time box per path (default 3)")
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--chunk", type=int, default=1 << 18, help="deals per kernel call (paths 2, 3)")
+    ap.add_argument("--rollouts", type=int, default=1 << 18, help="rollouts per kernel call (path 4)")
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "deals_per_second.jsonl"))
+    args = ap.parse_args(argv)
+    sec, seed = args.seconds, args.seed
+    n_threads = numba.config.NUMBA_NUM_THREADS
+
+    figures: dict[str, dict] = {}
+
+    def record(key: str, what: str, res: tuple[float, int, float] | None, unit: str = "games/s") -> None:
+        if res is None:
+            figures[key] = {"what": what, "rate": None, "unit": unit, "note": "open_spiel not installed"}
+            return
+        rate, items, el = res
+        figures[key] = {"what": what, "rate": rate, "unit": unit, "items": items, "seconds": el}
+        print(f"  {key:<24} {rate:>14,.0f} {unit}", file=sys.stderr)
+
+    print("measuring (compile excluded) ...", file=sys.stderr)
+    record("1_python_state", "SkatState, random legal actions (Python)", path_python_state(sec, seed))
+    record("1b_openspiel_python", "OpenSpiel skat driven from Python", path_openspiel_python(sec, seed))
+    games = make_numba_games(args.chunk, seed)
+    numba.set_num_threads(1)
+    record("2_numba_1_thread", "random full games, numba, 1 thread", best_of(games, sec))
+    numba.set_num_threads(n_threads)
+    games()  # wake the thread pool
+    record("3_numba_all_cores", f"random full games, numba, {n_threads} threads", best_of(games, sec))
+    numba.set_num_threads(1)
+    roll, mean_pts = make_rollouts(args.rollouts, seed)
+    record("4_rollouts_1_thread", "random card-play rollouts (10 tricks), numba, 1 thread", best_of(roll, sec),
+           "rollouts/s")
+    numba.set_num_threads(n_threads)
+    record("5_openspiel_cpp", "OpenSpiel evaluate_bots, uniform random bots (C++ loop)",
+           path_openspiel_cpp(sec, seed))
+    record("6_simulate_dataframe", f"skatsim.simulate() to a DataFrame, {n_threads} threads",
+           path_simulate_frame(sec, seed))
+
+    r = {k: v["rate"] for k, v in figures.items()}
+    scaling = r["3_numba_all_cores"] / r["2_numba_1_thread"]
+    vs_os = r["2_numba_1_thread"] / r["5_openspiel_cpp"] if r.get("5_openspiel_cpp") else None
+    targets = {
+        "2_numba_1_thread": r["2_numba_1_thread"] >= 1_500_000 and (vs_os is None or vs_os >= 20),
+        "3_numba_all_cores": scaling >= 1.8,
+        "4_rollouts_1_thread": r["4_rollouts_1_thread"] >= 3_000_000,
+        "1_python_state": r.get("1b_openspiel_python") is None or r["1_python_state"] >= r["1b_openspiel_python"],
+    }
+
+    rows = []
+    for k, v in figures.items():
+        rel = ""
+        if k == "3_numba_all_cores":
+            rel = f"{scaling:.2f}× path 2"
+        elif k == "2_numba_1_thread" and vs_os:
+            rel = f"{vs_os:.1f}× path 5"
+        elif k == "1_python_state" and r.get("1b_openspiel_python"):
+            rel = f"{r['1_python_state'] / r['1b_openspiel_python']:.2f}× path 1b"
+        target = TARGETS.get(k, "")
+        met = "" if k not in targets else ("met" if targets[k] else "MISSED")
+        rows.append({"path": k, "what": v["what"], "per second": "n/a" if v["rate"] is None else f"{v['rate']:,.0f}",
+                     "unit": v["unit"], "relative": rel, "target": target, "status": met})
+    table = pd.DataFrame(rows)
+    with pd.option_context("display.max_colwidth", 60, "display.width", 250):
+        print(table.to_string(index=False))
+
+    line = {
+        "benchmark": "deals_per_second",
+        "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "git_commit": git_commit(),
+        "config": {"seconds_per_path": sec, "chunk": args.chunk, "rollouts_per_call": args.rollouts,
+                   "threads": n_threads, "rollout_mean_declarer_points": mean_pts},
+        "seed": seed,
+        "versions": versions(),
+        "cpu": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "has_fast_pdep": bool(HAS_FAST_PDEP),
+        "threading_layer": numba.threading_layer(),
+        "figures": figures,
+        "scaling_all_cores": scaling,
+        "numba_1_thread_vs_openspiel_cpp": vs_os,
+        "targets_met": targets,
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a") as f:
+        f.write(json.dumps(line) + "\n")
+    print(f"\nappended to {out}", file=sys.stderr)
+    return line
+
+
+if __name__ == "__main__":
+    main()
