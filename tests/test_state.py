@@ -122,6 +122,56 @@ def test_a_scripted_game_walks_through_every_phase() -> None:
     assert [w for _, _, w in s.tricks()] == [0] * 10
 
 
+@pytest.mark.parametrize("declarer", [0, 1, 2])
+def test_forehand_leads_the_first_trick_whoever_declares(declarer: int) -> None:
+    # ISKO.md §6: forehand leads the first trick; the winner of each trick leads the next
+    auction = {0: ("pass", "pass", "18"), 1: ("18", "pass", "pass"), 2: ("pass", "18", "pass")}[declarer]
+    s = do(SkatState.new_game(seed=40), *auction, "hand", "CH")
+    assert s.declarer == declarer and s.phase == "play" and s.current_player() == 0 == s.trick_leader()
+    rng = random.Random(declarer)
+    for _ in range(3):
+        s.apply_action(rng.choice(s.legal_actions()))
+    leader, cards, winner = s.tricks()[0]
+    assert leader == 0 and s.current_player() == winner == s.trick_leader()
+
+
+def test_null_is_lost_at_once_by_a_zero_point_trick() -> None:
+    # ISKO.md §7: the null declarer loses as soon as he takes a trick, even a 0-point trick
+    d = deal_from_hands("D9 C7 C8 C9 S7 S8 S9 H7 H8 H9", "D7 CA C10 CK CQ CJ SA S10 SK SQ",
+                        "D8 SJ HA H10 HK HQ HJ DA D10 DK", "DQ DJ")
+    s = do(SkatState.new_game(deal=d), "pass", "pass", "18", "hand", "NH")
+    assert set(s.legal_actions()) == set(s.hand(0))  # forehand may lead any card
+    do(s, "D9")
+    assert s.legal_actions() == [parse_card("D7")]  # middlehand must follow diamonds
+    do(s, "D7", "D8")
+    assert s.is_terminal() and len(s.tricks()) == 1 and s.tricks()[0][2] == 0
+    r = s.result
+    assert not r.won and r.declarer_tricks == 1 and r.game_value == 35 and r.list_score == -70
+    assert s.returns() == [-70.0, 0.0, 0.0] and r.seeger_fabian == (-120, 40, 40)
+
+
+def test_null_is_won_without_a_trick() -> None:
+    d = deal_from_hands("D7 C7 C8 C9 S7 S8 S9 H7 H8 H9", "D9 CA C10 CK CQ CJ SA S10 SK SQ",
+                        "D8 SJ HA H10 HK HQ HJ DA D10 DK", "DQ DJ")
+    s = do(SkatState.new_game(deal=d), "pass", "pass", "18", "pickup", "DQ", "DJ", "NO")
+    rng = random.Random(0)
+    while not s.is_terminal():
+        la = s.legal_actions()
+        # the declarer ducks with his lowest card; this hand can never be forced to win a trick
+        s.apply_action(min(la, key=lambda c: (c & 7 if s.current_player() == 0 else rng.random())))
+    r = s.result
+    assert r.won and r.declarer_tricks == 0 and r.list_score == 46 and len(s.tricks()) == 10
+
+
+def test_rules_object() -> None:
+    for rules in (SkatRules(), SkatRules(ramsch=True), SkatRules(kontra=True), SkatRules(True, True)):
+        assert SkatRules.from_dict(rules.to_dict()) == rules == SkatRules.from_flags(rules.flags)
+    versions = {r.version for r in (SkatRules(), SkatRules(ramsch=True), SkatRules(kontra=True))}
+    assert len(versions) == 3
+    with pytest.raises(ValueError, match="bock"):
+        SkatRules.from_dict({"bock": True})
+
+
 # ------------------------------------------------------------------------- legal actions
 
 
@@ -531,6 +581,7 @@ def test_kontra_and_re_double_the_score(answers: tuple, factor: int) -> None:
     assert k.result.rules["kontra"] is True and "kontra" in k.result.rules_version
     rec = k.to_record()
     assert rec["kontra"] == [a for a in answers if a in ("kontra", "re")]
+    assert rec["bids"] == [[1, "pass"], [2, "18"], [0, "pass"]]  # Kontra-phase passes are not bids
     assert SkatState.from_record(rec).result == k.result
 
 
