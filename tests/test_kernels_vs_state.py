@@ -156,3 +156,12 @@ def test_pure_python_kernel_gives_identical_rows():
         for ch in iter_chunks(150, seed=5, rules=rules, workers=1, chunk_size=64, record_actions=True):
             out.append([ch.rows.tolist(), ch.actions.tolist()])
     assert proc.stdout.strip() == hashlib.sha256(json.dumps(out).encode()).hexdigest()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy,rules", [("random", SkatRules()), (low_bid_policy, SkatRules(ramsch=True, kontra=True))])
+def test_100k_kernel_rows_replay_through_state(policy, rules):
+    seen: set[str] = set()
+    for chunk in iter_chunks(100_000, policy, seed=777, rules=rules, chunk_size=10_000, record_actions=True):
+        seen |= replay_and_compare(chunk, rules)
+    assert len(seen) >= 25

@@ -161,3 +161,14 @@ def test_empty_and_errors():
         simulate(10, seed=1.5)
     with pytest.raises(ValueError, match="too many rows for one DataFrame"):
         simulate(10**9, seed=1)
+
+
+@pytest.mark.slow
+def test_100_million_deals_in_flat_memory():
+    """The issue's streaming promise: 100M deals summarised with bounded memory (~1 min on 2 cores)."""
+    tracemalloc.start()
+    s = summarize(iter_simulate(100_000_000, seed=11, chunk_size=1 << 20))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert s.n == 100_000_000
+    assert peak < 400 * 2**20, f"peak traced memory {peak / 2**20:.0f} MiB"
