@@ -7,6 +7,8 @@ The public API in one place:
 - contracts and bids: :class:`Contract`, :data:`BID_VALUES`
 - settlement: :func:`settle`, :class:`GameResult`
 - the game: :class:`SkatState`, :func:`deal`, :class:`SkatRules`
+- batch simulation: :func:`simulate`, :func:`iter_simulate`, :func:`summarize`; card-play
+  rollouts: :func:`rollouts`, :func:`rollouts_from_state`
 """
 
 from .actions import NUM_ACTIONS, action_to_string, string_to_action
@@ -16,6 +18,8 @@ from .deal import Deal, deal, deal_from_hands, deal_from_order
 from .options import ISKO, RULES_VERSION, SkatRules
 from .scoring import GameResult, settle
 from .state import TERMINAL_PLAYER, RecordError, SkatState
+from .rollout import RolloutResult, rollouts, rollouts_from_state
+from .simulate import SimSummary, iter_simulate, simulate, summarize
 
 __version__ = "0.1.0"
 
@@ -23,4 +27,5 @@ __all__ = [
     "BID_VALUES", "CardSet", "Contract", "Deal", "GameResult", "ISKO", "NUM_ACTIONS", "RULES_VERSION",
     "RecordError", "SkatRules", "SkatState", "TERMINAL_PLAYER", "action_to_string", "deal",
     "deal_from_hands", "deal_from_order", "settle", "string_to_action", "__version__",
+    "simulate", "iter_simulate", "summarize", "SimSummary", "rollouts", "rollouts_from_state", "RolloutResult",
 ]

@@ -22,11 +22,10 @@ import json
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numba
 import numpy as np
-import pandas as pd
 
 from .bits import derive_seed
 from .contracts import DECLARATIONS, Contract
@@ -34,6 +33,9 @@ from .deal import SEED_MASK
 from .kernels import simulate as KS
 from .options import ISKO, SkatRules
 from .rules import RAMSCH
+
+if TYPE_CHECKING:  # pandas is imported on first use: ``import skatsim`` stays light
+    import pandas as pd
 
 __all__ = ["simulate", "iter_simulate", "iter_chunks", "SimChunk", "SimSummary", "summarize",
            "CONTRACT_CATEGORIES", "RESULT_DTYPE", "register_policy", "POLICIES", "derive_seed"]
@@ -108,6 +110,8 @@ def _contract_codes(rows: np.ndarray) -> np.ndarray:
 
 def _frame(rows: np.ndarray, actions: np.ndarray | None, rules: SkatRules, seed: int,
            policy: str) -> pd.DataFrame:
+    import pandas as pd
+
     cols: dict[str, Any] = {}
     for name in _COLUMNS:
         if name == "contract":
@@ -318,6 +322,8 @@ class SimSummary:
 
     def update(self, rows: np.ndarray | pd.DataFrame) -> "SimSummary":
         """Add a chunk of rows (``RESULT_DTYPE`` array or a :func:`simulate` frame)."""
+        import pandas as pd
+
         if isinstance(rows, pd.DataFrame):
             codes = rows["contract"].cat.codes.to_numpy().astype(np.int64)
         else:
@@ -340,6 +346,8 @@ class SimSummary:
     def table(self) -> pd.DataFrame:
         """Per contract played (and ``all``): count, share, win rate and its standard error,
         mean list score and its standard error. Passed-in and Ramsch rows have no win rate."""
+        import pandas as pd
+
         idx = [i for i in range(len(CONTRACT_CATEGORIES)) if self.count[i] > 0]
         names = [CONTRACT_CATEGORIES[i] for i in idx] + ["all"]
         played = [i for i in idx if CONTRACT_CATEGORIES[i] not in ("R", "passed")]
@@ -361,6 +369,8 @@ class SimSummary:
 
     def seeger_fabian(self) -> pd.DataFrame:
         """Mean Seeger-Fabian points per seat with standard errors."""
+        import pandas as pd
+
         n = max(self.n, 1)
         mean = self.sf_sum / n
         var = np.maximum(self.sf_sq / n - mean * mean, 0.0) * n / max(n - 1, 1)
@@ -374,6 +384,8 @@ class SimSummary:
 def summarize(data: pd.DataFrame | np.ndarray | Iterator[pd.DataFrame]) -> SimSummary:
     """A :class:`SimSummary` of a frame, a structured array, or an iterator of chunk frames
     (e.g. ``summarize(iter_simulate(10**8, seed=1))`` in flat memory)."""
+    import pandas as pd
+
     s = SimSummary()
     if isinstance(data, (pd.DataFrame, np.ndarray)):
         return s.update(data)
