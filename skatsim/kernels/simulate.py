@@ -18,6 +18,20 @@ reads the state vector ``st`` (fields ``F_*`` of :mod:`skatsim.kernels.game`; us
 the advanced ``rng``. It must not modify ``st``. Built-in policies are compiled once
 and cached on disk (:data:`POLICY_RUNNERS`); any other jitted policy works through
 :func:`run_chunk_generic` (compiled on first use, not cached).
+
+Adding a built-in policy (e.g. a heuristic agent): decorate it ``@njit(cache=True,
+inline='always')`` and write its runner like :func:`_run_chunk_random`::
+
+    @njit(cache=True, parallel=True)
+    def _run_chunk_heuristic(smul, start, options, out, actions, record):
+        for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
+            play_block(heuristic_policy, b, smul, start, options, out, actions, record, False)
+
+then ``skatsim.simulate.register_policy("heuristic", _run_chunk_heuristic)``. Numba
+cannot cache a function that takes a dispatcher argument, but it caches this runner, which
+references the policy as a global; ``inline='always'`` (also on ``play_deal`` and the state
+machine's per-action functions) compiles the whole deal into one loop body: a policy
+called through a non-inlined function costs about 35% of the throughput.
 """
 
 from __future__ import annotations
