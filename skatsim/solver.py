@@ -256,11 +256,13 @@ class Solver:
     example along a game) reuse the table.
     """
 
-    def __init__(self, tt_bits: int = 20) -> None:
+    def __init__(self, tt_bits: int = 20, small_bits: int = 14, tt_split: int = 4) -> None:
         if not 10 <= tt_bits <= 26:
             raise ValueError(f"tt_bits must be in 10..26, got {tt_bits}")
         self.tt_slots = 1 << tt_bits
-        self._T = np.zeros(2 * self.tt_slots, dtype=np.int64)
+        self.small_slots = 1 << small_bits
+        self.tt_split = tt_split
+        self._T = np.zeros(2 * (self.tt_slots + self.small_slots), dtype=np.int64)
         self._W = np.zeros(K.W_SIZE, dtype=np.int64)
         self._epoch = 0
         self._last: tuple[Any, ...] | None = None
@@ -277,7 +279,8 @@ class Solver:
                 self._epoch = 1
             self._last = (hands, game, declarer, mode)
         self._game = game
-        K.setup(self._W, game, declarer, mode, self._epoch, self.tt_slots)
+        K.setup(self._W, game, declarer, mode, self._epoch, self.tt_slots, self.small_slots,
+                tt_split=self.tt_split)
 
     def solve(self, position: Any = None, *, mode: Mode = "exact", threshold: int | str = 61,
               move_values: bool = False, **masks: Any) -> Solution:
@@ -355,7 +358,7 @@ class Solver:
             best = (int(K.FROM_RANK[g, bm]),) if bm >= 0 else tuple(legal)
         else:
             W[K.W_ROOTBEST] = -1
-            v = K.search(W, T, rh[0], rh[1], rh[2], leader, need, rem, ntr, k, fa, fb, 1)
+            v = K.search(W, T, rh[0], rh[1], rh[2], leader, need - 1, need, rem, ntr, k, fa, fb, 1)
             ok = int(v >= need)
             value = ok
             mover_wins = ok == int(pos.player == d)
@@ -396,7 +399,7 @@ class Solver:
                     guess = int(v)
                     vals[r] = base + int(v)
                 else:
-                    v = K.search(W, T, child[0], child[1], child[2], leader, need, rem, ntr, nf, cfa, cfb, 0)
+                    v = K.search(W, T, child[0], child[1], child[2], leader, need - 1, need, rem, ntr, nf, cfa, cfb, 0)
                     vals[r] = int(v >= need)
                 continue
             # the move completes the trick
@@ -417,8 +420,8 @@ class Solver:
                     sub = 0
                     ok = gain >= need
                 else:
-                    sub = K.search(W, T, order[0], order[1], order[2], nl, need - gain, crem, ntr - 1,
-                                   0, 0, 0, 0)
+                    sub = K.search(W, T, order[0], order[1], order[2], nl, need - gain - 1, need - gain,
+                                   crem, ntr - 1, 0, 0, 0, 0)
                     ok = gain + sub >= need
                 vals[r] = int(ok)
         out: dict[int, int] = {}

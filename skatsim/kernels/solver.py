@@ -95,12 +95,20 @@ W_ROOTBEST = 8   # move that decided the last root search (-1: none)
 W_TTMIN = 9      # use the TT only with at least this many tricks left
 W_HIV = 10       # rank mask of high-value cards (A, 10)
 W_LOV = 11       # rank mask of zero-value cards
-W_CV = 16        # value per rank (32)
-W_SEGLO = 48     # seg_lo per rank (32)
-W_SEGM = 80      # seg_mask per rank (32)
-W_KILL = 112     # killers [ntr 0..10][level 0..2]
+W_PASSES = 12    # searches run by exact()
+W_TTSPLIT = 13   # positions with fewer tricks left go to the small table
+W_TTMASK2 = 14   # small-table slots - 1
+W_TTBASE2 = 15   # offset of the small table in T
+W_PM = 16        # rank masks of the cards worth 11, 10, 4, 3, 2 (value masks)
+W_CV = 24        # value per rank (32)
+W_SEGLO = 56     # seg_lo per rank (32)
+W_SEGM = 88      # seg_mask per rank (32)
+W_KILL = 120     # killers [ntr 0..10][level 0..2]
 W_MV = 160       # move lists [ntr 0..10][level 0..2][16]
-W_SIZE = W_MV + 11 * 3 * 16
+W_HIST = W_MV + 11 * 3 * 16  # history scores [seat][rank]
+W_DBG = W_HIST + 288
+W_RKILL = W_DBG + 64   # answer killers [level 1..2][led card]
+W_SIZE = W_RKILL + 96
 
 ALL32 = 0xFFFF_FFFF
 _NEG = -1_000
@@ -108,7 +116,7 @@ _POS = 1_000
 
 
 def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slots: int,
-          tt_min: int = 2) -> None:
+          small_slots: int, tt_min: int = 2, tt_split: int = 4) -> None:
     """Fill ``W`` for one deal and contract (Python side, once per solve)."""
     W[:] = 0
     W[W_DECL] = declarer
@@ -121,12 +129,18 @@ def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slo
     W[W_TTMASK] = tt_slots - 1
     W[W_ROOTBEST] = -1
     W[W_TTMIN] = tt_min
+    W[W_TTSPLIT] = tt_split
+    W[W_TTMASK2] = small_slots - 1
+    W[W_TTBASE2] = 2 * tt_slots
     hiv = lov = 0
     for r in range(32):
         v = int(_CARD_POINTS[FROM_RANK[game, r]]) if mode == MODE_POINTS else 0
         W[W_CV + r] = v
         if v >= 10:
             hiv |= 1 << r
+        for j, pv in enumerate((11, 10, 4, 3, 2)):
+            if v == pv:
+                W[W_PM + j] |= 1 << r
         if v == 0:
             lov |= 1 << r
         W[W_SEGLO + r] = SEG_LO[game, r]
@@ -134,6 +148,8 @@ def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slo
     W[W_HIV] = hiv
     W[W_LOV] = lov
     W[W_KILL:W_KILL + 33] = -1
+    W[W_RKILL:W_RKILL + 96] = -1
+    W[W_DBG + 60] = 1
 
 
 @njit(cache=True)
@@ -245,25 +261,45 @@ def _emit(W, off: int, n: int, mask: int, desc: bool) -> int:
 
 
 @njit(cache=True)
-def _gen_lead(W, off: int, hand: int, sep: int, hint: int, ntr: int) -> int:
-    """Ordered lead candidates: TT move, killer, then strong cards first (null: low first)."""
+def _gen_lead(W, off: int, hand: int, sep: int, hint: int, ntr: int, seat: int) -> int:
+    """Ordered lead candidates: TT move, then by history score."""
     r = reps(W, hand, sep)
     n = 0
     if hint >= 0 and (r >> hint) & 1:
         W[off] = hint
         n = 1
         r ^= 1 << hint
-    k = W[W_KILL + ntr * 3]
-    if k >= 0 and (r >> k) & 1:
-        W[off + n] = k
-        n += 1
-        r ^= 1 << k
-    return _emit(W, off, n, r, W[W_INV] == 0)
+    start = n
+    n = _emit(W, off, n, r, W[W_INV] == 0)
+    _hsort(W, off, start, n, W_HIST + seat * 32)
+    return n
+
+
+@njit(cache=True)
+def _hsort(W, off: int, start: int, n: int, hb: int) -> None:
+    """Stable insertion sort of ``W[off+start : off+n]`` by descending history score."""
+    for i in range(start + 1, n):
+        c = W[off + i]
+        s = W[hb + c]
+        j = i
+        while j > start and W[hb + W[off + j - 1]] < s:
+            W[off + j] = W[off + j - 1]
+            j -= 1
+        W[off + j] = c
 
 
 @njit(cache=True)
 def _gen_follow(W, off: int, legal: int, sep: int, best: int, segm: int, good: bool,
-                level: int, ntr: int) -> int:
+                level: int, ntr: int, seat: int, kslot: int) -> int:
+    n = _gen_follow0(W, off, legal, sep, best, segm, good, level, kslot)
+    if W[W_DBG + 60] != 0:
+        _hsort(W, off, 1, n, W_HIST + (level * 3 + seat) * 32)
+    return n
+
+
+@njit(cache=True)
+def _gen_follow0(W, off: int, legal: int, sep: int, best: int, segm: int, good: bool,
+                 level: int, kslot: int) -> int:
     """Ordered answers to a trick whose best card so far is ``best``.
 
     ``good``: the card now winning suits the mover (partner's, or in null the one
@@ -271,7 +307,7 @@ def _gen_follow(W, off: int, legal: int, sep: int, best: int, segm: int, good: b
     """
     r = reps(W, legal, sep)
     n = 0
-    k = W[W_KILL + ntr * 3 + level]
+    k = W[kslot]
     if k >= 0 and (r >> k) & 1:
         W[off] = k
         n = 1
@@ -313,6 +349,13 @@ def _gen_follow(W, off: int, legal: int, sep: int, best: int, segm: int, good: b
 
 
 @njit(cache=True)
+def value_of(W, m: int) -> int:
+    """Sum of the values of the cards in rank mask ``m``."""
+    return (11 * popcount(m & W[W_PM]) + 10 * popcount(m & W[W_PM + 1]) + 4 * popcount(m & W[W_PM + 2])
+            + 3 * popcount(m & W[W_PM + 3]) + 2 * popcount(m & W[W_PM + 4]))
+
+
+@njit(cache=True)
 def _tt_index(live: int, leader: int, mask: int) -> int:
     h = (live ^ (leader << 32)) * -7046029254386353131  # 0x9E3779B97F4A7C15
     return (h >> 32) & mask
@@ -342,10 +385,12 @@ def last_trick(W, x: int, y: int, z: int, leader: int) -> int:
 
 
 @njit(cache=True)
-def search(W, T, ha: int, hb: int, hc: int, leader: int, need: int, rem: int, ntr: int,
+def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, rem: int, ntr: int,
            nfix: int, fa: int, fb: int, root: int) -> int:
-    """Fail-soft test of ``V >= need`` for the trick led by ``leader``.
+    """Fail-soft alpha-beta value of ``V`` for the trick led by ``leader``.
 
+    A result ``<= alpha`` is an upper bound of ``V``, one ``>= beta`` a lower bound,
+    one in between is exact; ``(need - 1, need)`` asks "``V >= need``?".
     ``ha, hb, hc``: rank masks of the leader, second and third hand. ``rem``: the
     largest possible ``V`` (values of the live cards, trick cards included, plus
     ``ntr`` times the trick value). ``ntr``: tricks left including this one.
@@ -358,10 +403,12 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, need: int, rem: int, nt
     call, and that one crashes when loaded back from the on-disk cache (numba 0.68).
     """
     W[W_NODES] += 1
-    if need <= 0:
+    W[W_DBG + ntr] += 1
+    if beta <= 0:
         return 0
-    if need > rem:
+    if alpha >= rem:
         return rem
+    W[W_DBG + 16 + ntr] += 1
     if ntr == 1 and nfix == 0:
         return last_trick(W, ha, hb, hc, leader)
     drel = W[W_DECL] - leader
@@ -373,6 +420,32 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, need: int, rem: int, nt
     amax = drel == 0
     bmax = drel == 1
     cmax = drel == 2
+    pb = leader + 1 if leader < 2 else 0
+    pc = pb + 1 if pb < 2 else 0
+    if nfix == 0 and not inv:
+        # trumps above every trump of the other side win their tricks
+        tr = W[W_TRUMPS]
+        if drel == 0:
+            xt = ha & tr
+            dt = (hb | hc) & tr
+        elif drel == 1:
+            xt = hb & tr
+            dt = (ha | hc) & tr
+        else:
+            xt = hc & tr
+            dt = (ha | hb) & tr
+        if dt != 0:
+            sure_d = dt & ~((2 << msb(xt)) - 1) if xt != 0 else dt
+            if sure_d != 0:
+                ub = rem - value_of(W, sure_d) - tb
+                if alpha >= ub:
+                    return ub
+        if xt != 0:
+            sure_x = xt & ~((2 << msb(dt)) - 1) if dt != 0 else xt
+            if sure_x != 0:
+                lb0 = value_of(W, sure_x) + tb * popcount(sure_x)
+                if beta <= lb0:
+                    return lb0
 
     nz = ntr - ntr  # a run-time 0 (see the numba note)
     usett = nfix == 0 and ntr >= W[W_TTMIN]
@@ -384,17 +457,27 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, need: int, rem: int, nt
     if usett:
         live = ha | hb | hc
         key = live | (leader << 32) | (W[W_EPOCH] << 34)
-        idx = 2 * _tt_index(live, leader, W[W_TTMASK])
+        if ntr >= W[W_TTSPLIT]:
+            idx = 2 * _tt_index(live, leader, W[W_TTMASK])
+        else:
+            idx = W[W_TTBASE2] + 2 * _tt_index(live, leader, W[W_TTMASK2])
         if T[idx] == key:
             d = T[idx + 1]
             lo = d & 255
             hi = (d >> 8) & 255
             ttmove = ((d >> 16) & 63) - 1
             if root == 0:
-                if lo >= need:
+                if lo >= beta:
                     return lo
-                if hi < need:
+                if hi <= alpha:
                     return hi
+                if lo == hi:
+                    return lo
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+            W[W_DBG + 32 + ntr] += 1
 
     kbase = W_KILL + ntr * 3
     offa = W_MV + ntr * 48
@@ -404,7 +487,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, need: int, rem: int, nt
         W[offa] = fa
         na = 1
     else:
-        na = _gen_lead(W, offa, ha, hb | hc, ttmove, ntr)
+        na = _gen_lead(W, offa, ha, hb | hc, ttmove, ntr, leader)
     va = _NEG if amax else _POS
     bestmove = -1
     cb = -1
@@ -414,6 +497,14 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, need: int, rem: int, nt
         bita = 1 << ca
         ha2 = ha & ~bita
         segm = W[W_SEGM + ca]
+        # window of this branch
+        aa = alpha
+        ba = beta
+        if amax:
+            if va > aa:
+                aa = va
+        elif va < ba:
+            ba = va
         if nfix >= 2:
             W[offb] = fb
             nb = 1
@@ -421,12 +512,19 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, need: int, rem: int, nt
             lb = hb & segm
             if lb == 0:
                 lb = hb
-            nb = _gen_follow(W, offb, lb, ha2 | hc | bita, ca, segm, (amax == bmax) != inv, 1, ntr)
+            nb = _gen_follow(W, offb, lb, ha2 | hc | bita, ca, segm, (amax == bmax) != inv, 1, ntr, pb, W_RKILL + ca)
         vb = _NEG if bmax else _POS
         for ib in range(nb):
             cb = W[offb + ib]
             bitb = 1 << cb
             hb2 = hb & ~bitb
+            ab = aa
+            bb = ba
+            if bmax:
+                if vb > ab:
+                    ab = vb
+            elif vb < bb:
+                bb = vb
             if cb > ca and (cb >= ts or (segm >> cb) & 1):
                 best = cb
                 wb = 1
@@ -438,7 +536,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, need: int, rem: int, nt
             lc = hc & segm
             if lc == 0:
                 lc = hc
-            nc = _gen_follow(W, offc, lc, ha2 | hb2 | bita | bitb, best, segm, (wmax == cmax) != inv, 2, ntr)
+            nc = _gen_follow(W, offc, lc, ha2 | hb2 | bita | bitb, best, segm, (wmax == cmax) != inv, 2, ntr, pc, W_RKILL + 64 + best)
             vc = _NEG if cmax else _POS
             for ic in range(nc):
                 cc = W[offc + ic]
@@ -457,61 +555,79 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, need: int, rem: int, nt
                     x, y, z = hb2, hc2, ha2
                 else:
                     x, y, z = hc2, ha2, hb2
+                ac = ab
+                bc = bb
+                if cmax:
+                    if vc > ac:
+                        ac = vc
+                elif vc < bc:
+                    bc = vc
                 if ntr == 2:
                     W[W_NODES] += 1
                     v = g + last_trick(W, x, y, z, nl)
                 else:
-                    v = g + search(W, T, x, y, z, nl, need - g, rem - pts - tb, ntr - 1, nz, nz, nz, nz)
+                    v = g + search(W, T, x, y, z, nl, ac - g, bc - g, rem - pts - tb, ntr - 1,
+                                   nz, nz, nz, nz)
                 if cmax:
                     if v > vc:
                         vc = v
-                    if vc >= need:
+                    if vc >= bc:
                         break
                 else:
                     if v < vc:
                         vc = v
-                    if vc < need:
+                    if vc <= ac:
                         break
-            if nc > 1 and (vc >= need) == cmax:
-                W[kbase + 2] = cc
-            if root != 0 and nfix == 2 and (vc >= need) == cmax:
-                W[W_ROOTBEST] = cc
+            cut = vc >= bb if cmax else vc <= ab
+            if nc > 1 and cut:
+                W[W_RKILL + 64 + best] = cc
+                W[W_HIST + (6 + pc) * 32 + cc] += ntr * ntr
+            if root != 0 and nfix == 2:
+                W[W_ROOTBEST] = cc if cut else -1
             if bmax:
                 if vc > vb:
                     vb = vc
-                if vb >= need:
+                if vb >= ba:
                     break
             else:
                 if vc < vb:
                     vb = vc
-                if vb < need:
+                if vb <= aa:
                     break
-        if nb > 1 and (vb >= need) == bmax:
-            W[kbase + 1] = cb
-        if root != 0 and nfix == 1 and (vb >= need) == bmax:
-            W[W_ROOTBEST] = cb
+        cut = vb >= ba if bmax else vb <= aa
+        if nb > 1 and cut:
+            W[W_RKILL + ca] = cb
+            W[W_HIST + (3 + pb) * 32 + cb] += ntr * ntr
+        if root != 0 and nfix == 1:
+            W[W_ROOTBEST] = cb if cut else -1
         if amax:
             if vb > va:
                 va = vb
-            if va >= need:
                 bestmove = ca
+            if va >= beta:
                 break
         else:
             if vb < va:
                 va = vb
-            if va < need:
                 bestmove = ca
+            if va <= alpha:
                 break
     if root != 0 and nfix == 0:
         W[W_ROOTBEST] = bestmove
-    if na > 1 and bestmove >= 0:
+    cut = va >= beta if amax else va <= alpha
+    if na > 1 and cut:
         W[kbase] = bestmove
+        W[W_HIST + leader * 32 + bestmove] += ntr * ntr
 
     if usett:
-        if va >= need:
+        if va >= beta:
             if va > lo:
                 lo = va
-        elif va < hi:
+        elif va <= alpha:
+            if va < hi:
+                hi = va
+        else:
+            lo = va
             hi = va
         mv = bestmove if bestmove >= 0 else ttmove
         T[idx] = key
@@ -531,11 +647,12 @@ def exact(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr: int, nfix
     best_hi = -1  # move proving a lower bound (maximiser)
     best_lo = -1  # move proving an upper bound (minimiser)
     while lo < hi:
-        t = g if g > lo else lo + 1
+        t = (lo + hi + 1) // 2
         if t > hi:
             t = hi
         W[W_ROOTBEST] = -1
-        v = search(W, T, ha, hb, hc, leader, t, rem, ntr, nfix, fa, fb, nfix - nfix + 1)
+        W[W_PASSES] += 1
+        v = search(W, T, ha, hb, hc, leader, t - 1, t, rem, ntr, nfix, fa, fb, nfix - nfix + 1)
         if v >= t:
             lo = v
             best_hi = W[W_ROOTBEST]
