@@ -72,8 +72,8 @@ def _compiled_step():
     K.step(st, -1)  # compile, or load from the cache
     try:
         return K.step.overloads[K.step.signatures[0]].entry_point
-    except (AttributeError, IndexError, KeyError):  # pragma: no cover - numba disabled
-        return K.step
+    except (AttributeError, IndexError, KeyError):  # numba disabled: plain Python with numpy ints
+        return lambda st, a: tuple(int(x) for x in K.step(st, a))
 
 
 _STEP = _compiled_step()

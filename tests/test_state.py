@@ -357,11 +357,6 @@ def test_every_finished_game_becomes_a_complete_record() -> None:
     assert rec["rules_version"] == s.rules.version
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG in skatsim/state.py SkatState.apply_action: under NUMBA_DISABLE_JIT=1 (the plain-Python "
-    "compilation of the kernels, STYLE.md 11) K.step returns the seat as numpy.int64 and it is appended "
-    "to self._players unconverted, so to_record()['moves'] holds int64 seats and to_json() raises "
-    "TypeError: Object of type int64 is not JSON serializable. Fix: self._players.append(int(p))."))
 def test_records_are_json_without_jit_too() -> None:
     code = ("import random; from skatsim import SkatState\n"
             "s = SkatState.new_game(seed=10); r = random.Random(0)\n"
