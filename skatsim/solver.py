@@ -268,6 +268,15 @@ class Solver:
         self._last: tuple[Any, ...] | None = None
         self._game = 0
 
+    def reset(self) -> None:
+        """Forget earlier searches: the next solve starts from an empty table."""
+        self._last = None
+
+    @property
+    def passes(self) -> int:
+        """Null-window searches run by the last exact solve."""
+        return int(self._W[K.W_PASSES])
+
     def _begin(self, hands: tuple[int, int, int], game: int, declarer: int, mode: int) -> None:
         last = self._last
         same = (last is not None and last[1:] == (game, declarer, mode)

@@ -99,16 +99,16 @@ W_PASSES = 12    # searches run by exact()
 W_TTSPLIT = 13   # positions with fewer tricks left go to the small table
 W_TTMASK2 = 14   # small-table slots - 1
 W_TTBASE2 = 15   # offset of the small table in T
+W_STEPMUL = 23   # exact(): step growth while the bounds move one way
 W_PM = 16        # rank masks of the cards worth 11, 10, 4, 3, 2 (value masks)
 W_CV = 24        # value per rank (32)
 W_SEGLO = 56     # seg_lo per rank (32)
 W_SEGM = 88      # seg_mask per rank (32)
-W_KILL = 120     # killers [ntr 0..10][level 0..2]
 W_MV = 160       # move lists [ntr 0..10][level 0..2][16]
 W_HIST = W_MV + 11 * 3 * 16  # history scores [seat][rank]
-W_DBG = W_HIST + 288
-W_RKILL = W_DBG + 64   # answer killers [level 1..2][led card]
-W_SIZE = W_RKILL + 96
+W_RKILL = W_HIST + 96  # answer killers: second hand [led card], third hand [best card]
+W_SAMECV = W_RKILL + 96  # rank mask of the cards with the same value, per rank
+W_SIZE = W_SAMECV + 32
 
 ALL32 = 0xFFFF_FFFF
 _NEG = -1_000
@@ -130,6 +130,7 @@ def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slo
     W[W_ROOTBEST] = -1
     W[W_TTMIN] = tt_min
     W[W_TTSPLIT] = tt_split
+    W[W_STEPMUL] = 1
     W[W_TTMASK2] = small_slots - 1
     W[W_TTBASE2] = 2 * tt_slots
     hiv = lov = 0
@@ -147,9 +148,9 @@ def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slo
         W[W_SEGM + r] = SEG_MASK[game, r]
     W[W_HIV] = hiv
     W[W_LOV] = lov
-    W[W_KILL:W_KILL + 33] = -1
+    for r in range(32):
+        W[W_SAMECV + r] = sum(1 << q for q in range(32) if W[W_CV + q] == W[W_CV + r])
     W[W_RKILL:W_RKILL + 96] = -1
-    W[W_DBG + 60] = 1
 
 
 @njit(cache=True)
@@ -203,6 +204,18 @@ def reps(W, legal: int, sep: int) -> int:
             out |= 1 << c
         prev = c
     return out
+
+
+@njit(cache=True)
+def rep_of(W, legal: int, sep: int, c: int) -> int:
+    """The representative (see :func:`reps`) of card ``c`` of ``legal``."""
+    segm = W[W_SEGM + c]
+    above = segm & ~((2 << c) - 1)
+    sa = sep & above
+    if sa != 0:
+        above &= (1 << lsb(sa)) - 1
+    same = legal & above & W[W_SAMECV + c]
+    return msb(same) if same != 0 else c
 
 
 @njit(cache=True)
@@ -261,57 +274,37 @@ def _emit(W, off: int, n: int, mask: int, desc: bool) -> int:
 
 
 @njit(cache=True)
-def _gen_lead(W, off: int, hand: int, sep: int, hint: int, ntr: int, seat: int) -> int:
-    """Ordered lead candidates: TT move, then by history score."""
+def _gen_lead(W, off: int, n: int, hand: int, sep: int, skip: int, seat: int) -> int:
+    """Append the lead candidates except ``skip`` to the list at ``off`` (``n`` so far),
+    strong cards first (null: low first), then stably sorted by history score."""
     r = reps(W, hand, sep)
-    n = 0
-    if hint >= 0 and (r >> hint) & 1:
-        W[off] = hint
-        n = 1
-        r ^= 1 << hint
+    if skip >= 0:
+        r &= ~(1 << skip)
     start = n
     n = _emit(W, off, n, r, W[W_INV] == 0)
-    _hsort(W, off, start, n, W_HIST + seat * 32)
-    return n
-
-
-@njit(cache=True)
-def _hsort(W, off: int, start: int, n: int, hb: int) -> None:
-    """Stable insertion sort of ``W[off+start : off+n]`` by descending history score."""
+    hb = W_HIST + seat * 32
     for i in range(start + 1, n):
         c = W[off + i]
-        s = W[hb + c]
+        sc = W[hb + c]
         j = i
-        while j > start and W[hb + W[off + j - 1]] < s:
+        while j > start and W[hb + W[off + j - 1]] < sc:
             W[off + j] = W[off + j - 1]
             j -= 1
         W[off + j] = c
-
-
-@njit(cache=True)
-def _gen_follow(W, off: int, legal: int, sep: int, best: int, segm: int, good: bool,
-                level: int, ntr: int, seat: int, kslot: int) -> int:
-    n = _gen_follow0(W, off, legal, sep, best, segm, good, level, kslot)
-    if W[W_DBG + 60] != 0:
-        _hsort(W, off, 1, n, W_HIST + (level * 3 + seat) * 32)
     return n
 
 
 @njit(cache=True)
-def _gen_follow0(W, off: int, legal: int, sep: int, best: int, segm: int, good: bool,
-                 level: int, kslot: int) -> int:
-    """Ordered answers to a trick whose best card so far is ``best``.
+def _gen_follow(W, off: int, n: int, legal: int, sep: int, best: int, segm: int, good: bool,
+                level: int, skip: int) -> int:
+    """Append the answers except ``skip`` to a trick whose best card so far is ``best``.
 
     ``good``: the card now winning suits the mover (partner's, or in null the one
     the mover wants to win the trick).
     """
     r = reps(W, legal, sep)
-    n = 0
-    k = W[kslot]
-    if k >= 0 and (r >> k) & 1:
-        W[off] = k
-        n = 1
-        r ^= 1 << k
+    if skip >= 0:
+        r &= ~(1 << skip)
     beat = r & ~((2 << best) - 1) & (segm | W[W_TRUMPS])
     nob = r & ~beat
     if W[W_INV] != 0:
@@ -403,12 +396,10 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
     call, and that one crashes when loaded back from the on-disk cache (numba 0.68).
     """
     W[W_NODES] += 1
-    W[W_DBG + ntr] += 1
     if beta <= 0:
         return 0
     if alpha >= rem:
         return rem
-    W[W_DBG + 16 + ntr] += 1
     if ntr == 1 and nfix == 0:
         return last_trick(W, ha, hb, hc, leader)
     drel = W[W_DECL] - leader
@@ -420,8 +411,6 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
     amax = drel == 0
     bmax = drel == 1
     cmax = drel == 2
-    pb = leader + 1 if leader < 2 else 0
-    pc = pb + 1 if pb < 2 else 0
     if nfix == 0 and not inv:
         # trumps above every trump of the other side win their tricks
         tr = W[W_TRUMPS]
@@ -473,27 +462,43 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                     return hi
                 if lo == hi:
                     return lo
-            if lo > alpha:
-                alpha = lo
-            if hi < beta:
-                beta = hi
-            W[W_DBG + 32 + ntr] += 1
+                # the stored bounds narrow the window (it stays non-empty here)
+                if lo > alpha:
+                    alpha = lo
+                if hi < beta:
+                    beta = hi
 
-    kbase = W_KILL + ntr * 3
     offa = W_MV + ntr * 48
     offb = offa + 16
     offc = offa + 32
+    # staged move lists: the TT move / killer first, the full list only if needed
     if nfix >= 1:
         W[offa] = fa
         na = 1
+        gena = True
+        firsta = -1
     else:
-        na = _gen_lead(W, offa, ha, hb | hc, ttmove, ntr, leader)
+        firsta = rep_of(W, ha, hb | hc, ttmove) if ttmove >= 0 and (ha >> ttmove) & 1 else -1
+        na = 0
+        if firsta >= 0:
+            W[offa] = firsta
+            na = 1
+        gena = False
     va = _NEG if amax else _POS
     bestmove = -1
     cb = -1
     cc = -1
-    for ia in range(na):
+    ia = 0
+    while True:
+        if ia == na:
+            if gena:
+                break
+            na = _gen_lead(W, offa, na, ha, hb | hc, firsta, leader)
+            gena = True
+            if ia == na:
+                break
         ca = W[offa + ia]
+        ia += 1
         bita = 1 << ca
         ha2 = ha & ~bita
         segm = W[W_SEGM + ca]
@@ -508,14 +513,35 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
         if nfix >= 2:
             W[offb] = fb
             nb = 1
+            genb = True
+            firstb = -1
+            lb = 0
         else:
             lb = hb & segm
             if lb == 0:
                 lb = hb
-            nb = _gen_follow(W, offb, lb, ha2 | hc | bita, ca, segm, (amax == bmax) != inv, 1, ntr, pb, W_RKILL + ca)
+            firstb = W[W_RKILL + ca]
+            nb = 0
+            if firstb >= 0 and (lb >> firstb) & 1:
+                firstb = rep_of(W, lb, ha2 | hc | bita, firstb)
+                W[offb] = firstb
+                nb = 1
+            else:
+                firstb = -1
+            genb = False
         vb = _NEG if bmax else _POS
-        for ib in range(nb):
+        ib = 0
+        while True:
+            if ib == nb:
+                if genb:
+                    break
+                nb = _gen_follow(W, offb, nb, lb, ha2 | hc | bita, ca, segm, (amax == bmax) != inv, 1,
+                                 firstb)
+                genb = True
+                if ib == nb:
+                    break
             cb = W[offb + ib]
+            ib += 1
             bitb = 1 << cb
             hb2 = hb & ~bitb
             ab = aa
@@ -536,10 +562,28 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
             lc = hc & segm
             if lc == 0:
                 lc = hc
-            nc = _gen_follow(W, offc, lc, ha2 | hb2 | bita | bitb, best, segm, (wmax == cmax) != inv, 2, ntr, pc, W_RKILL + 64 + best)
+            firstc = W[W_RKILL + 64 + best]
+            nc = 0
+            if firstc >= 0 and (lc >> firstc) & 1:
+                firstc = rep_of(W, lc, ha2 | hb2 | bita | bitb, firstc)
+                W[offc] = firstc
+                nc = 1
+            else:
+                firstc = -1
+            genc = False
             vc = _NEG if cmax else _POS
-            for ic in range(nc):
+            ic = 0
+            while True:
+                if ic == nc:
+                    if genc:
+                        break
+                    nc = _gen_follow(W, offc, nc, lc, ha2 | hb2 | bita | bitb, best, segm,
+                                     (wmax == cmax) != inv, 2, firstc)
+                    genc = True
+                    if ic == nc:
+                        break
                 cc = W[offc + ic]
+                ic += 1
                 hc2 = hc & ~(1 << cc)
                 w = wb
                 if cc > best and (cc >= ts or (segm >> cc) & 1):
@@ -562,12 +606,12 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                         ac = vc
                 elif vc < bc:
                     bc = vc
+                crem = rem - pts - tb
                 if ntr == 2:
                     W[W_NODES] += 1
                     v = g + last_trick(W, x, y, z, nl)
                 else:
-                    v = g + search(W, T, x, y, z, nl, ac - g, bc - g, rem - pts - tb, ntr - 1,
-                                   nz, nz, nz, nz)
+                    v = g + search(W, T, x, y, z, nl, ac - g, bc - g, crem, ntr - 1, nz, nz, nz, nz)
                 if cmax:
                     if v > vc:
                         vc = v
@@ -579,9 +623,8 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                     if vc <= ac:
                         break
             cut = vc >= bb if cmax else vc <= ab
-            if nc > 1 and cut:
+            if cut and cc != firstc and nc > 1:
                 W[W_RKILL + 64 + best] = cc
-                W[W_HIST + (6 + pc) * 32 + cc] += ntr * ntr
             if root != 0 and nfix == 2:
                 W[W_ROOTBEST] = cc if cut else -1
             if bmax:
@@ -595,9 +638,8 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                 if vb <= aa:
                     break
         cut = vb >= ba if bmax else vb <= aa
-        if nb > 1 and cut:
+        if cut and cb != firstb and nb > 1:
             W[W_RKILL + ca] = cb
-            W[W_HIST + (3 + pb) * 32 + cb] += ntr * ntr
         if root != 0 and nfix == 1:
             W[W_ROOTBEST] = cb if cut else -1
         if amax:
@@ -615,8 +657,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
     if root != 0 and nfix == 0:
         W[W_ROOTBEST] = bestmove
     cut = va >= beta if amax else va <= alpha
-    if na > 1 and cut:
-        W[kbase] = bestmove
+    if cut and ia > 1 and nfix == 0:
         W[W_HIST + leader * 32 + bestmove] += ntr * ntr
 
     if usett:
@@ -646,8 +687,12 @@ def exact(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr: int, nfix
     g = guess
     best_hi = -1  # move proving a lower bound (maximiser)
     best_lo = -1  # move proving an upper bound (minimiser)
+    step = 1
+    last = 0
     while lo < hi:
-        t = (lo + hi + 1) // 2
+        t = g
+        if t <= lo:
+            t = lo + 1
         if t > hi:
             t = hi
         W[W_ROOTBEST] = -1
@@ -656,10 +701,17 @@ def exact(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr: int, nfix
         if v >= t:
             lo = v
             best_hi = W[W_ROOTBEST]
+            d = 1
         else:
             hi = v
             best_lo = W[W_ROOTBEST]
-        g = v
+            d = -1
+        if d == last:
+            step *= W[W_STEPMUL]
+        else:
+            step = 1
+        last = d
+        g = lo + step if d > 0 else hi - step + 1
     # the mover maximises iff it is the declarer
     p = leader + nfix
     if p >= 3:

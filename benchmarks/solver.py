@@ -1,0 +1,220 @@
+"""Open-hand solver benchmark: time and nodes per solve on a fixed, seeded set of deals.
+
+    python benchmarks/solver.py [--deals 200] [--seed 2024] [--quick] [--out benchmarks/results/solver.jsonl]
+
+**Deals.** Deal ``i`` is ``skatsim.deal(derive_seed(seed, i))``. The declarer is always
+forehand (seat 0), playing hand (the skat stays as dealt and counts for him). The
+contract is chosen from forehand's 10 cards by this rule:
+
+- every fifth deal (``i % 5 == 4``) is declared **null** (a fixed 20% subset);
+- otherwise **grand** with 3 or 4 jacks;
+- otherwise the **suit** with the most cards (jacks not counted), ties to the higher suit
+  (clubs > spades > hearts > diamonds).
+
+**Positions.** From each deal: the start (0 tricks played), and the positions after 3 and 6
+tricks of seeded uniformly random legal play (the same cards every run).
+
+**Measured.** For suit and grand games: ``threshold`` (can the declarer reach 61?) and
+``exact`` (the declarer's minimax card points). For null: ``threshold`` (can he avoid every
+trick?). Each solve starts from an empty transposition table (``Solver.reset()``), on
+one core. Times are CPU seconds of this process (``time.process_time``), which stays
+meaningful when other jobs share the machine; wall-clock times are recorded too.
+Compile time is excluded (each kernel path runs once before timing).
+
+Prints one table and appends one JSON line (config, versions, CPU model, seed, figures)
+to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+import skatsim
+from skatsim import deal
+from skatsim.bits import derive_seed, popcount
+from skatsim.cards import JACKS, SUIT_NO_JACK
+from skatsim.rules import GAME_NAMES, GRAND, NULL, legal_mask, trick_winner_pos
+from skatsim.solver import Position, Solver
+
+TARGETS = {"threshold_61_t0_median_ms": 2.0, "exact_t0_median_ms": 50.0}
+PUBLISHED = {
+    "SkatKlar (C++), threshold 61, full deal": "3.7 ms",
+    "SkatKlar (C++), exact card points, full deal": "241 ms",
+    "Kupferschmid & Helmert 2006, typical hand": "10 ms",
+}
+
+
+def choose_contract(i: int, hand: int) -> int:
+    """The contract rule of the module docstring."""
+    if i % 5 == 4:
+        return NULL
+    if popcount(hand & JACKS) >= 3:
+        return GRAND
+    return max(range(4), key=lambda s: (popcount(hand & SUIT_NO_JACK[s]), s))
+
+
+def play_random(pos: Position, n_tricks: int, rng: np.random.Generator) -> Position | None:
+    """Play ``n_tricks`` tricks of uniformly random legal cards (None if a null game ends)."""
+    hands = list(pos.hands)
+    leader, dpts, dtr = pos.leader, pos.declarer_points, pos.declarer_tricks
+    from skatsim.cards import card_points
+
+    for _ in range(n_tricks):
+        trick = []
+        for k in range(3):
+            p = (leader + k) % 3
+            m = int(legal_mask(hands[p], trick[0] if trick else -1, pos.game))
+            opts = [c for c in range(32) if m >> c & 1]
+            c = opts[int(rng.integers(len(opts)))]
+            hands[p] &= ~(1 << c)
+            trick.append(c)
+        w = (leader + int(trick_winner_pos(trick[0], trick[1], trick[2], pos.game))) % 3
+        if w == pos.declarer:
+            dpts += int(card_points((1 << trick[0]) | (1 << trick[1]) | (1 << trick[2])))
+            dtr += 1
+            if pos.game == NULL:
+                return None
+        leader = w
+    return Position((hands[0], hands[1], hands[2]), pos.skat, pos.game, pos.declarer, (), leader, dpts, dtr)
+
+
+def build_positions(n_deals: int, seed: int) -> list[tuple[int, int, Position]]:
+    """(deal index, tricks played, position) for the whole benchmark set."""
+    out = []
+    for i in range(n_deals):
+        d = deal(derive_seed(seed, i))
+        h0, h1, h2, sk = d.masks()
+        g = choose_contract(i, h0)
+        start = Position((h0, h1, h2), sk, g, 0)
+        out.append((i, 0, start))
+        for n in (3, 6):
+            p = play_random(start, n, np.random.default_rng([seed, i, n]))
+            if p is not None:
+                out.append((i, n, p))
+    return out
+
+
+def measure(solver: Solver, pos: Position, mode: str) -> tuple[float, float, int, int]:
+    solver.reset()
+    w0, c0 = time.perf_counter(), time.process_time()
+    r = solver.solve(pos, mode=mode)
+    c1, w1 = time.process_time(), time.perf_counter()
+    return c1 - c0, w1 - w0, r.nodes, r.value
+
+
+def summarise(rows: list[dict]) -> dict:
+    t = np.array([r["cpu_s"] for r in rows]) * 1e3
+    n = np.array([r["nodes"] for r in rows])
+    return {"n": len(rows), "median_ms": float(np.median(t)), "p90_ms": float(np.percentile(t, 90)),
+            "mean_ms": float(t.mean()), "max_ms": float(t.max()), "median_nodes": int(np.median(n)),
+            "p90_nodes": int(np.percentile(n, 90)), "mean_nodes": int(n.mean()),
+            "median_wall_ms": float(np.median([r["wall_s"] for r in rows]) * 1e3)}
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_commit() -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--tt-bits", type=int, default=20, help="log2 of the main transposition table size")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 20 deals")
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "solver.jsonl"))
+    ap.add_argument("--no-json", action="store_true", help="do not append to --out")
+    args = ap.parse_args(argv)
+    n_deals = 20 if args.quick else args.deals
+
+    solver = Solver(tt_bits=args.tt_bits)
+    positions = build_positions(n_deals, args.seed)
+    # compile / warm up every path outside the timed region
+    warm = build_positions(5, args.seed + 1)
+    for _, _, p in warm:
+        for mode in ("threshold", "exact"):
+            solver.solve(p, mode=mode)
+    solver.solve(warm[0][2], mode="exact", move_values=True)
+
+    rows = []
+    t_start = time.perf_counter()
+    for i, n, p in positions:
+        modes = ("threshold",) if p.game == NULL else ("threshold", "exact")
+        for mode in modes:
+            cpu, wall, nodes, value = measure(solver, p, mode)
+            rows.append({"deal": i, "tricks": n, "game": GAME_NAMES[p.game], "null": p.game == NULL,
+                         "mode": mode, "cpu_s": cpu, "wall_s": wall, "nodes": nodes, "value": value})
+    total_s = time.perf_counter() - t_start
+
+    groups: dict[str, dict] = {}
+    for kind, null in (("suit/grand", False), ("null", True)):
+        for mode in ("threshold", "exact"):
+            for n in (0, 3, 6):
+                sel = [r for r in rows if r["null"] == null and r["mode"] == mode and r["tricks"] == n]
+                if sel:
+                    label = f"{kind} {'threshold(61)' if mode == 'threshold' and not null else mode}"
+                    groups[f"{label} after {n} tricks"] = summarise(sel)
+    head = f"{'what':<44}{'n':>5}{'median ms':>11}{'p90 ms':>9}{'mean ms':>9}{'max ms':>9}" \
+           f"{'median nodes':>14}{'p90 nodes':>12}"
+    print(f"skatsim solver benchmark: {n_deals} deals, seed {args.seed}, 1 core, CPU {cpu_model()}")
+    print(head)
+    print("-" * len(head))
+    for k, s in groups.items():
+        print(f"{k:<44}{s['n']:>5}{s['median_ms']:>11.2f}{s['p90_ms']:>9.2f}{s['mean_ms']:>9.2f}"
+              f"{s['max_ms']:>9.1f}{s['median_nodes']:>14,}{s['p90_nodes']:>12,}")
+    thr = groups["suit/grand threshold(61) after 0 tricks"]["median_ms"]
+    ex = groups["suit/grand exact after 0 tricks"]["median_ms"]
+    print(f"targets: threshold(61) median {thr:.2f} ms (<= {TARGETS['threshold_61_t0_median_ms']}), "
+          f"exact median {ex:.2f} ms (<= {TARGETS['exact_t0_median_ms']}); total {total_s:.1f} s")
+
+    record = {
+        "benchmark": "solver",
+        "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "git_commit": git_commit(),
+        "config": {"deals": n_deals, "quick": args.quick, "tt_bits": args.tt_bits,
+                   "small_tt_bits": int(np.log2(solver.small_slots)), "contract_rule":
+                   "declarer forehand, hand; i%5==4 null; >=3 jacks grand; else longest suit",
+                   "positions": "start and after 3, 6 random tricks", "timer": "process_time"},
+        "seed": args.seed,
+        "versions": {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
+                     "skatsim": skatsim.__version__},
+        "cpu": cpu_model(),
+        "figures": groups,
+        "targets": TARGETS,
+        "targets_met": {"threshold_61_t0_median_ms": thr <= TARGETS["threshold_61_t0_median_ms"],
+                        "exact_t0_median_ms": ex <= TARGETS["exact_t0_median_ms"]},
+        "total_seconds": total_s,
+    }
+    if not args.no_json:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("a") as f:
+            f.write(json.dumps(record) + "\n")
+    return record
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
