@@ -331,9 +331,10 @@ class Solver:
         rt = [int(K.TO_RANK[g, c]) for c in pos.trick]
         fa = rt[0] if k >= 1 else 0
         fb = rt[1] if k >= 2 else 0
-        cv = W[K.W_CV:K.W_CV + 32]
-        rem = sum(int(cv[r]) for r in rt) + sum(int(cv[r]) for h in rh for r in range(32) if h >> r & 1)
-        rem += int(W[K.W_TB]) * ntr
+        live = rh[0] | rh[1] | rh[2]
+        for r in rt:
+            live |= 1 << r
+        rem = int(K.value_of(W, live)) + int(W[K.W_TB]) * ntr
         played = 10 - ntr
         # base: what the declarer has already; need: what he needs from V
         if kmode == K.MODE_POINTS:

@@ -99,7 +99,7 @@ W_PASSES = 12    # searches run by exact()
 W_TTSPLIT = 13   # positions with fewer tricks left go to the small table
 W_TTMASK2 = 14   # small-table slots - 1
 W_TTBASE2 = 15   # offset of the small table in T
-W_STEPMUL = 23   # exact(): step growth while the bounds move one way
+W_ASPW = 22      # exact(): half-width of a first aspiration window (0: none)
 W_PM = 16        # rank masks of the cards worth 11, 10, 4, 3, 2 (value masks)
 W_CV = 24        # value per rank (32)
 W_SEGLO = 56     # seg_lo per rank (32)
@@ -115,42 +115,51 @@ _NEG = -1_000
 _POS = 1_000
 
 
-def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slots: int,
-          small_slots: int, tt_min: int = 2, tt_split: int = 4) -> None:
-    """Fill ``W`` for one deal and contract (Python side, once per solve)."""
-    W[:] = 0
-    W[W_DECL] = declarer
+def _template(game: int, mode: int) -> np.ndarray:
+    """The per-contract part of ``W`` (value and suit tables, empty killers)."""
+    W = np.zeros(W_SIZE, np.int64)
     W[W_TB] = 0 if mode == MODE_POINTS else 1
     W[W_INV] = 1 if mode == MODE_NULL else 0
     ts = int(TRUMP_START[game])
     W[W_TSTART] = ts
     W[W_TRUMPS] = ALL32 & ~((1 << ts) - 1)
-    W[W_EPOCH] = epoch
-    W[W_TTMASK] = tt_slots - 1
     W[W_ROOTBEST] = -1
-    W[W_TTMIN] = tt_min
-    W[W_TTSPLIT] = tt_split
-    W[W_STEPMUL] = 1
-    W[W_TTMASK2] = small_slots - 1
-    W[W_TTBASE2] = 2 * tt_slots
-    hiv = lov = 0
-    for r in range(32):
-        v = int(_CARD_POINTS[FROM_RANK[game, r]]) if mode == MODE_POINTS else 0
+    W[W_ASPW] = 12
+    cv = [int(_CARD_POINTS[FROM_RANK[game, r]]) if mode == MODE_POINTS else 0 for r in range(32)]
+    for r, v in enumerate(cv):
         W[W_CV + r] = v
         if v >= 10:
-            hiv |= 1 << r
+            W[W_HIV] |= 1 << r
+        if v == 0:
+            W[W_LOV] |= 1 << r
         for j, pv in enumerate((11, 10, 4, 3, 2)):
             if v == pv:
                 W[W_PM + j] |= 1 << r
-        if v == 0:
-            lov |= 1 << r
         W[W_SEGLO + r] = SEG_LO[game, r]
         W[W_SEGM + r] = SEG_MASK[game, r]
-    W[W_HIV] = hiv
-    W[W_LOV] = lov
-    for r in range(32):
-        W[W_SAMECV + r] = sum(1 << q for q in range(32) if W[W_CV + q] == W[W_CV + r])
+        W[W_SAMECV + r] = sum(1 << q for q in range(32) if cv[q] == v)
     W[W_RKILL:W_RKILL + 96] = -1
+    W.setflags(write=False)
+    return W
+
+
+_TEMPLATES: dict[tuple[int, int], np.ndarray] = {}
+
+
+def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slots: int,
+          small_slots: int, tt_min: int = 2, tt_split: int = 4) -> None:
+    """Fill ``W`` for one deal and contract (Python side, once per solve)."""
+    t = _TEMPLATES.get((game, mode))
+    if t is None:
+        t = _TEMPLATES[(game, mode)] = _template(game, mode)
+    W[:] = t
+    W[W_DECL] = declarer
+    W[W_EPOCH] = epoch
+    W[W_TTMASK] = tt_slots - 1
+    W[W_TTMIN] = tt_min
+    W[W_TTSPLIT] = tt_split
+    W[W_TTMASK2] = small_slots - 1
+    W[W_TTBASE2] = 2 * tt_slots
 
 
 @njit(cache=True)
@@ -687,31 +696,33 @@ def exact(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr: int, nfix
     g = guess
     best_hi = -1  # move proving a lower bound (maximiser)
     best_lo = -1  # move proving an upper bound (minimiser)
-    step = 1
-    last = 0
+    hw = W[W_ASPW]
     while lo < hi:
-        t = g
-        if t <= lo:
-            t = lo + 1
-        if t > hi:
-            t = hi
+        # window (a, b) around the guess, inside what is already known
+        a = g - hw
+        b = g + hw + 1
+        if a < lo:
+            a = lo
+        if b > hi:
+            b = hi
+        if a >= b:
+            a = b - 1
         W[W_ROOTBEST] = -1
         W[W_PASSES] += 1
-        v = search(W, T, ha, hb, hc, leader, t - 1, t, rem, ntr, nfix, fa, fb, nfix - nfix + 1)
-        if v >= t:
+        v = search(W, T, ha, hb, hc, leader, a, b, rem, ntr, nfix, fa, fb, nfix - nfix + 1)
+        if v >= b:
             lo = v
             best_hi = W[W_ROOTBEST]
-            d = 1
-        else:
+            g = v + hw
+        elif v <= a:
             hi = v
             best_lo = W[W_ROOTBEST]
-            d = -1
-        if d == last:
-            step *= W[W_STEPMUL]
+            g = v - hw
         else:
-            step = 1
-        last = d
-        g = lo + step if d > 0 else hi - step + 1
+            lo = v
+            hi = v
+            best_hi = W[W_ROOTBEST]
+            best_lo = W[W_ROOTBEST]
     # the mover maximises iff it is the declarer
     p = leader + nfix
     if p >= 3:
