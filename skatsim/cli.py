@@ -59,7 +59,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         dt = time.perf_counter() - t1
         print(f"simulated {args.deals:,} random deals in {dt:.2f} s "
               f"({args.deals / dt:,.0f} deals/s; first call incl. compilation {t1 - t0:.1f} s)")
-        print(summarize(df).to_string())
+        summary = summarize(df)
+        table = summary.table()
+        top = table.drop(index="all").sort_values("count", ascending=False).head(10)
+        print("most frequent contracts (ISS tokens; random bidders overbid almost always):")
+        print(table.loc[list(top.index) + ["all"]].round(3).to_string())
+        print("Seeger-Fabian points per seat (mean, standard error):")
+        print(summary.seeger_fabian().round(2).to_string())
         print()
     _cmd_play(args)
     return 0

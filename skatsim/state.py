@@ -57,6 +57,11 @@ _BYTES = _byte_tables()
 def _bits_list(base: int, lo: int, hi: int) -> list[int]:
     """Action ids ``base + i`` for the set bits ``i`` of ``lo | hi << 32`` (ascending)."""
     b0, b1, b2, b3, b4, b5, b6, b7 = _BYTES
+    if base:  # bids, declarations ...: the bidder's set is one run of bits (next bid .. pass)
+        m = lo | (hi << 32)
+        low = m & -m
+        if m and (m + low) & m == 0:
+            return list(range(base + low.bit_length() - 1, base + m.bit_length()))
     out = [*b0[lo & 255], *b1[(lo >> 8) & 255], *b2[(lo >> 16) & 255], *b3[lo >> 24]]
     if hi:
         out += [*b4[hi & 255], *b5[(hi >> 8) & 255], *b6[(hi >> 16) & 255], *b7[hi >> 24]]

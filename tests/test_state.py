@@ -622,3 +622,25 @@ def test_ramsch_result_follows_the_house_rule() -> None:
         for leader, cards, winner in s.tricks():
             rc = [ref.card(card_name(c)) for c in cards]
             assert (leader + ref.trick_winner(rc, "R")) % 3 == winner
+
+
+def test_legal_action_lists_match_their_bit_sets() -> None:
+    """The fast list builder behind legal_actions() (byte tables, runs of bids) is exact."""
+    from skatsim.state import _bits_list
+
+    r = random.Random(0)
+    for _ in range(20000):
+        kind = r.randrange(4)
+        if kind == 0:
+            lo, hi = r.getrandbits(32), r.getrandbits(32)
+        elif kind == 1:  # a run up to bit 63: the bidder's set
+            j = r.randrange(64)
+            m = ((1 << 64) - 1) >> j << j
+            lo, hi = m & 0xFFFF_FFFF, m >> 32
+        elif kind == 2:
+            lo, hi = r.getrandbits(3), 0
+        else:
+            lo, hi = 0, 0
+        base = r.choice([0, 32, 95, 97, 99])
+        m = lo | hi << 32
+        assert _bits_list(base, lo, hi) == [base + i for i in range(64) if m >> i & 1]
