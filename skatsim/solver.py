@@ -226,7 +226,7 @@ class Solution:
     player: int
     best_moves: tuple[int, ...]
     move_values: dict[int, int] | None = field(default=None, compare=False)
-    nodes: int = 0
+    nodes: int = field(default=0, compare=False)
 
     @property
     def declarer_wins(self) -> bool:

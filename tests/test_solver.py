@@ -198,7 +198,7 @@ def oracle_exact(o) -> int:
     return base + brute(hands, trick, leader, declarer, g, "points")
 
 
-def positions(seed: int, game: int, count: int, max_tricks: int = 4):
+def positions(seed: int, game: int, count: int, max_tricks: int = 5):
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < count:
@@ -292,3 +292,139 @@ def test_move_values_match_children(name):
             t = 61
             rt = solver.solve(pos, mode="threshold", threshold=t, move_values=True)
             assert rt.move_values == {c: int(v >= t) for c, v in r.move_values.items()}
+
+
+@pytest.mark.parametrize("name", ["hearts", "grand", "null"])
+def test_best_moves_are_optimal(name):
+    game = GAME_IDS[name]
+    solver = Solver(tt_bits=16)
+    for pos, o in positions(500 + game, game, 60):
+        mv = solver.solve(pos, mode="exact", move_values=True).move_values
+        r = solver.solve(pos, mode="exact")
+        assert r.best_moves and all(mv[c] == r.value for c in r.best_moves), (str(pos), r, mv)
+        if game == 5:
+            continue
+        rt = solver.solve(pos, mode="threshold", threshold=61)
+        mover_is_declarer = pos.player == pos.declarer
+        if rt.value == int(mover_is_declarer):  # the mover reaches his goal: the move must too
+            assert all((mv[c] >= 61) == mover_is_declarer for c in rt.best_moves), (str(pos), rt, mv)
+        else:
+            assert set(rt.best_moves) == set(pos.legal_moves())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(GAME_IDS))
+def test_exact_matches_brute_force_six_tricks(name):
+    game = GAME_IDS[name]
+    rng = np.random.default_rng(600 + game)
+    solver = Solver(tt_bits=18)
+    done = 0
+    while done < 25:
+        r = random_position(rng, game, 6, int(rng.integers(3)))
+        if r is None:
+            continue
+        pos, o = r
+        assert solver.solve(pos, mode="exact").value == oracle_exact(o), str(pos)
+        done += 1
+
+
+# --------------------------------------------------------------------------- API
+
+
+def play_game(seed: int, contract: str, n_cards: int) -> SkatState:
+    """Forehand plays ``contract`` (hand); then ``n_cards`` cards of seeded random legal play."""
+    s = SkatState.new_game(seed=seed)
+    for a in ("18", "yes", "pass", "pass", "hand", contract):
+        s.apply_action(s.string_to_action(a))
+    rng = np.random.default_rng(seed)
+    for _ in range(n_cards):
+        if s.is_terminal():
+            break
+        acts = s.legal_actions()
+        s.apply_action(acts[int(rng.integers(len(acts)))])
+    return s
+
+
+@pytest.mark.parametrize("contract", ["CH", "GH", "NH", "CO", "GO", "NOH", "DHZ"])
+def test_state_input_and_ouvert(contract):
+    """A SkatState in the play phase (ouvert contracts too) solves like its Position,
+    and near the end like the brute force."""
+    for seed in range(3):
+        s = play_game(seed, contract, 3 * 7 + seed)
+        if s.is_terminal():
+            continue
+        pos = Position.from_state(s)
+        assert pos.player == s.current_player()
+        assert sorted(pos.legal_moves()) == sorted(s.legal_actions())
+        r = solve(s, mode="exact", move_values=True)
+        assert r == solve(pos, mode="exact", move_values=True)
+        hands = [{card(c) for c in range(32) if pos.hands[p] >> c & 1} for p in range(3)]
+        g = GAMES[pos.game]
+        skat = [card(c) for c in range(32) if pos.skat >> c & 1]
+        o = (hands, tuple(card(c) for c in pos.trick), pos.leader, pos.declarer, g,
+             pos.declarer_points, pos.declarer_tricks, skat)
+        assert r.value == oracle_exact(o)
+
+
+def test_solve_along_a_game_reuses_table_consistently():
+    """One Solver along the positions of a game (its table reused) agrees with fresh solvers."""
+    s = play_game(11, "SH", 0)
+    shared = Solver(tt_bits=18)
+    while not s.is_terminal():
+        r = shared.solve(s, mode="exact", move_values=True)
+        assert r.value == Solver(tt_bits=16).solve(s, mode="exact").value
+        assert r.value == max(r.move_values.values()) if s.current_player() == s.declarer \
+            else r.value == min(r.move_values.values())
+        s.apply_action(r.best_moves[0])
+    assert s.result.declarer_points == r.move_values[s.history()[-1]]
+
+
+def test_full_deals_threshold_consistent_with_exact():
+    solver = Solver()
+    for seed, contract in ((1, "GH"), (2, "CH"), (3, "SH"), (4, "HH")):
+        s = play_game(seed, contract, 0)
+        ex = solver.solve(s, mode="exact").value
+        for t in (61, 90, ex, ex + 1):
+            if t <= 120:
+                assert solver.solve(s, mode="threshold", threshold=t).value == int(ex >= t)
+        sch = solver.solve(s, mode="threshold", threshold="schwarz").value
+        assert sch == 0 or ex == 120
+
+
+def test_null_full_deal():
+    s = play_game(5, "NH", 0)
+    r = solve(s, mode="threshold", move_values=True)
+    assert r.target == "null" and r.value in (0, 1)
+    assert r.value == solve(s, mode="exact").value
+
+
+def test_position_validation_errors():
+    ok = dict(hands=("CJ SA", "C7 S7", "SK H7"), skat="D7 D8", game=3, declarer=0, leader=0)
+    Position.make(**ok)
+    bad = [
+        (dict(ok, hands=("CJ SA", "C7", "SK H7")), "wrong card counts"),
+        (dict(ok, hands=("CJ SA", "CJ S7", "SK H7")), "repeats card"),
+        (dict(ok, skat="D7"), "skat must hold 2 cards"),
+        (dict(ok, skat="D7 SA"), "repeats card"),
+        (dict(ok, game=6), "game must be 0..5"),
+        (dict(ok, declarer=3), "declarer must be a seat"),
+        (dict(ok, trick=["HA", "HK", "HQ"]), "0..2 cards"),
+        (dict(ok, declarer_points=200), "declarer_points 200 is impossible"),
+        (dict(ok, declarer_tricks=9), "declarer_tricks 9 is impossible"),
+        (dict(ok, game=5, declarer_tricks=1), "null game is over"),
+        (dict(ok, hands=("CJ SA", "C7 S7", "SK H7 HA")), "wrong card counts"),
+    ]
+    for kw, msg in bad:
+        with pytest.raises(ValueError, match=msg):
+            Position.make(**kw)
+    p = Position.make(hands=("CJ", "C7 S7", "SK H7"), skat="D7 D8", game=3, declarer=0, leader=0,
+                      trick=["SA"])
+    assert p.player == 1 and p.legal_moves() == [cid("S7")]
+    with pytest.raises(ValueError, match="mode must be"):
+        solve(p, mode="fast")
+    with pytest.raises(ValueError, match="threshold must be"):
+        solve(p, mode="threshold", threshold=121)
+    with pytest.raises(ValueError, match="play phase"):
+        solve(SkatState.new_game(seed=1))
+    with pytest.raises(ValueError, match="not both"):
+        solve(p, hands=("CJ", "C7", "SK"))

@@ -539,6 +539,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                 firstb = -1
             genb = False
         vb = _NEG if bmax else _POS
+        bestb = -1
         ib = 0
         while True:
             if ib == nb:
@@ -581,6 +582,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                 firstc = -1
             genc = False
             vc = _NEG if cmax else _POS
+            bestc = -1
             ic = 0
             while True:
                 if ic == nc:
@@ -624,33 +626,37 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                 if cmax:
                     if v > vc:
                         vc = v
+                        bestc = cc
                     if vc >= bc:
                         break
                 else:
                     if v < vc:
                         vc = v
+                        bestc = cc
                     if vc <= ac:
                         break
             cut = vc >= bb if cmax else vc <= ab
             if cut and cc != firstc and nc > 1:
                 W[W_RKILL + 64 + best] = cc
             if root != 0 and nfix == 2:
-                W[W_ROOTBEST] = cc if cut else -1
+                W[W_ROOTBEST] = bestc
             if bmax:
                 if vc > vb:
                     vb = vc
+                    bestb = cb
                 if vb >= ba:
                     break
             else:
                 if vc < vb:
                     vb = vc
+                    bestb = cb
                 if vb <= aa:
                     break
         cut = vb >= ba if bmax else vb <= aa
         if cut and cb != firstb and nb > 1:
             W[W_RKILL + ca] = cb
         if root != 0 and nfix == 1:
-            W[W_ROOTBEST] = cb if cut else -1
+            W[W_ROOTBEST] = bestb
         if amax:
             if vb > va:
                 va = vb
