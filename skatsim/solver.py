@@ -256,7 +256,7 @@ class Solver:
     example along a game) reuse the table.
     """
 
-    def __init__(self, tt_bits: int = 20, small_bits: int = 14, tt_split: int = 4) -> None:
+    def __init__(self, tt_bits: int = 20, small_bits: int = 16, tt_split: int = 5) -> None:
         if not 10 <= tt_bits <= 26:
             raise ValueError(f"tt_bits must be in 10..26, got {tt_bits}")
         self.tt_slots = 1 << tt_bits

@@ -531,13 +531,16 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                 lb = hb
             firstb = W[W_RKILL + ca]
             nb = 0
+            genb = False
+            if lb & (lb - 1) == 0:  # a single legal card
+                firstb = lsb(lb)
+                genb = True
             if firstb >= 0 and (lb >> firstb) & 1:
                 firstb = rep_of(W, lb, ha2 | hc | bita, firstb)
                 W[offb] = firstb
                 nb = 1
             else:
                 firstb = -1
-            genb = False
         vb = _NEG if bmax else _POS
         bestb = -1
         ib = 0
@@ -574,13 +577,16 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                 lc = hc
             firstc = W[W_RKILL + 64 + best]
             nc = 0
+            genc = False
+            if lc & (lc - 1) == 0:  # a single legal card
+                firstc = lsb(lc)
+                genc = True
             if firstc >= 0 and (lc >> firstc) & 1:
                 firstc = rep_of(W, lc, ha2 | hb2 | bita | bitb, firstc)
                 W[offc] = firstc
                 nc = 1
             else:
                 firstc = -1
-            genc = False
             vc = _NEG if cmax else _POS
             bestc = -1
             ic = 0
