@@ -413,6 +413,8 @@ def test_position_validation_errors():
         (dict(ok, declarer_tricks=9), "declarer_tricks 9 is impossible"),
         (dict(ok, game=5, declarer_tricks=1), "null game is over"),
         (dict(ok, hands=("CJ SA", "C7 S7", "SK H7 HA")), "wrong card counts"),
+        (dict(ok, hands=("CJ", "S7", "SK H7"), trick=["SA", "H8"]), "could follow suit"),
+        (dict(ok, trick=["S9", "XX"]), "malformed card"),
     ]
     for kw, msg in bad:
         with pytest.raises(ValueError, match=msg):
@@ -426,5 +428,7 @@ def test_position_validation_errors():
         solve(p, mode="threshold", threshold=121)
     with pytest.raises(ValueError, match="play phase"):
         solve(SkatState.new_game(seed=1))
+    with pytest.raises(ValueError, match="tt_bits"):
+        Solver(tt_bits=40)
     with pytest.raises(ValueError, match="not both"):
         solve(p, hands=("CJ", "C7", "SK"))
