@@ -2,7 +2,8 @@
 
 Private kernels behind :mod:`skatsim.solver`. Everything runs on ints and two
 preallocated ``int64`` arrays: ``W`` (configuration, per-contract tables, killer
-moves and move lists) and ``T`` (the transposition table, pairs ``key, data``).
+moves, history scores and move lists) and ``T`` (the transposition table: pairs
+``key, data``, a large part and a small cache-resident part for the last tricks).
 
 **Rank space.** Inside the search a card is not its id but its *rank index* for
 the contract: the effective suits (``rules.FOLLOW`` classes) lie in contiguous bit
@@ -14,13 +15,22 @@ rules tables (one rules truth); ``tests/test_solver.py`` checks it exhaustively
 against ``rules.beats`` and ``rules.legal_mask``.
 
 **Value.** ``V`` is what the declarer gains from the current trick on: card points
-(``points`` mode), tricks (``tricks`` mode, schwarz) or tricks *lost* (``null`` mode,
-``W_INV``). The declarer maximises ``V``, the defenders minimise it.
-:func:`search` answers "``V >= need``?" and returns a fail-soft bound: a value
-``>= need`` is a lower bound of ``V``, a value ``< need`` an upper bound.
+(``MODE_POINTS``), tricks (``MODE_TRICKS``, schwarz) or tricks *lost* (``MODE_NULL``).
+The declarer maximises ``V``, the defenders minimise it. :func:`search` is a
+fail-soft alpha-beta on ``V``: a result ``<= alpha`` is an upper bound, ``>= beta`` a
+lower bound, in between exact; ``(need - 1, need)`` asks "``V >= need``?".
 Transposition entries store bounds on ``V`` at trick boundaries, keyed on the
-remaining cards and the leader, so one table serves every threshold and the
-MTD(f) driver :func:`exact` for the same deal (an *epoch* tags the deal).
+remaining cards and the leader (an *epoch* tags the deal), so one table serves
+every threshold, every pass of :func:`exact` and every root move.
+
+**Search.** One call handles one trick as three nested move loops (leader, second,
+third hand) and recurses at the next trick. Moves: one per class of equivalent
+cards (:func:`reps`); staged lists (TT move or answer killer first, the full list
+only when it fails to cut); leads ordered by a history score, answers by simple
+rules (cheapest winner, smear on partner's trick) after a killer indexed by the
+led card (second hand) or the card now winning (third hand). Bounds: trumps above
+every trump of the other side win their tricks (:func:`search`), the last trick
+is scored directly.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from numba import njit
 
 from ..bits import lsb, msb, popcount
 from ..cards import CARD_POINTS
-from ..rules import FOLLOW, NULL, STRENGTH, TRUMP_MASKS
+from ..rules import FOLLOW, STRENGTH, TRUMP_MASKS
 
 # ----------------------------------------------------------------------------- rank space
 
@@ -147,7 +157,7 @@ _TEMPLATES: dict[tuple[int, int], np.ndarray] = {}
 
 
 def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slots: int,
-          small_slots: int, tt_min: int = 2, tt_split: int = 4) -> None:
+          small_slots: int, tt_min: int = 2, tt_split: int = 5) -> None:
     """Fill ``W`` for one deal and contract (Python side, once per solve)."""
     t = _TEMPLATES.get((game, mode))
     if t is None:
@@ -700,8 +710,11 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
 @njit(cache=True)
 def exact(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr: int, nfix: int, fa: int,
           fb: int, guess: int, lo: int, hi: int):
-    """Minimax ``V`` in ``[lo, hi]`` by MTD(f) on :func:`search`: ``(V, best_move)``.
+    """Minimax ``V`` in ``[lo, hi]``: ``(V, best_move)``.
 
+    Repeated :func:`search` passes with a window of half-width ``W[W_ASPW]``: the
+    first around ``guess``, each next one re-centred beyond the fail-soft bound of
+    the last (MTD(f) with wider windows), all sharing the transposition table.
     ``best_move`` (rank) is a move of the player to move that achieves ``V``, or -1
     when every move does.
     """
