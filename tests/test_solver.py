@@ -9,6 +9,10 @@ with the package, to hand positions to the solver.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from functools import lru_cache
 
 import numpy as np
@@ -432,3 +436,30 @@ def test_position_validation_errors():
         Solver(tt_bits=40)
     with pytest.raises(ValueError, match="not both"):
         solve(p, hands=("CJ", "C7", "SK"))
+
+
+_NOJIT_SCRIPT = """
+import json
+from skatsim import deal
+from skatsim.solver import Position, Solver
+out = []
+for i, g in enumerate((0, 3, 4, 5)):
+    h0, h1, h2, sk = deal(900 + i).masks()
+    # a 2-trick ending: keep each seat's two highest cards
+    hs = [sum(1 << c for c in sorted(c for c in range(32) if h >> c & 1)[-2:]) for h in (h0, h1, h2)]
+    p = Position((hs[0], hs[1], hs[2]), sk, g, 1, (), 0, 0, 0)
+    r = Solver(tt_bits=12).solve(p, mode="exact", move_values=True)
+    out.append([r.value, sorted(r.move_values.items()), list(r.best_moves)])
+print(json.dumps(out))
+"""
+
+
+def test_pure_python_solver_agrees():
+    """NUMBA_DISABLE_JIT=1 runs the same kernel source as plain Python, with the same answers."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    proc = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    jit = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], capture_output=True, text=True, timeout=600)
+    assert jit.returncode == 0, jit.stderr[-2000:]
+    assert json.loads(proc.stdout) == json.loads(jit.stdout)

@@ -369,8 +369,13 @@ def value_of(W, m: int) -> int:
 
 @njit(cache=True)
 def _tt_index(live: int, leader: int, mask: int) -> int:
-    h = (live ^ (leader << 32)) * -7046029254386353131  # 0x9E3779B97F4A7C15
-    return (h >> 32) & mask
+    """Table slot of a position: a multiplicative hash that stays below 2**63, so
+    numba and plain Python (``NUMBA_DISABLE_JIT=1``) compute the same slot."""
+    h = (live ^ (leader << 30)) * 0x2545F491  # < 2**33 * 2**30
+    h ^= h >> 27
+    h = (h & 0xFFFF_FFFF) * 0x2545F491 + (h >> 32)
+    h ^= h >> 31
+    return h & mask
 
 
 @njit(cache=True)
