@@ -29,3 +29,7 @@ __all__ = [
     "deal_from_hands", "deal_from_order", "settle", "string_to_action", "__version__",
     "simulate", "iter_simulate", "summarize", "SimSummary", "rollouts", "rollouts_from_state", "RolloutResult",
 ]
+
+from .solver import Solver, solve  # noqa: E402  (open-hand solver, see skatsim.solver)
+
+__all__ += ["solve", "Solver"]
