@@ -1,8 +1,9 @@
-"""Command line: ``skatsim play``, ``skatsim demo`` (and ``python -m skatsim``).
+"""Command line: ``skatsim demo``, ``skatsim play``, ``skatsim solve`` (also ``python -m skatsim``).
 
 ``skatsim play --seed 7`` plays one game with uniformly random legal actions
 through the state API and prints it; ``skatsim demo`` is the main job of the
-README (a batch simulation summary, then one printed game).
+README (a batch simulation summary, then one printed game); ``skatsim solve
+--seed 2 --contract CH`` prints the open-hand solution of a deal.
 """
 
 from __future__ import annotations
@@ -71,6 +72,30 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+#: bidding that makes ``seat`` the declarer at 18 (middlehand bids first, rearhand next)
+_BIDS_FOR = {0: ("pass", "pass", "18"), 1: ("18", "pass", "pass"), 2: ("pass", "18", "pass")}
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from .contracts import HAND, Contract
+    from .solver import solve
+
+    contract = Contract.parse(args.contract)
+    contract = Contract(contract.game, contract.flags | HAND)  # the skat stays untouched
+    state = SkatState.new_game(seed=args.seed)
+    for a in _BIDS_FOR[args.declarer] + ("hand", contract.to_text()):
+        state.apply_action(state.string_to_action(a))
+    print(f"deal seed {args.seed}: seat {args.declarer} declares {contract.to_text()} ({contract.describe()})")
+    print(state.deal)
+    t0 = time.perf_counter()
+    sol = solve(state, mode=args.mode, threshold=args.threshold, move_values=True)
+    dt = time.perf_counter() - t0
+    print(sol)
+    verdict = "wins" if sol.declarer_wins else "loses"
+    print(f"with best play by everybody the declarer {verdict} the card play ({dt * 1000:.1f} ms incl. compile on first use)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="skatsim", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -91,6 +116,15 @@ def main(argv: list[str] | None = None) -> int:
     sp.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
     sp.add_argument("--json", action="store_true", help="also print the game record as JSON")
     sp.set_defaults(func=_cmd_demo)
+
+    sp = sub.add_parser("solve", help="open-hand (double-dummy) solution of a dealt game")
+    sp.add_argument("--seed", type=int, default=1, help="deal seed (default 1)")
+    sp.add_argument("--declarer", type=int, choices=(0, 1, 2), default=0, help="declarer seat (default 0)")
+    sp.add_argument("--contract", default="G", help="ISS token, played hand: C S H D G N, CO, NO ... (default G)")
+    sp.add_argument("--mode", choices=("exact", "threshold"), default="exact")
+    sp.add_argument("--threshold", type=lambda v: v if v == "schwarz" else int(v), default=61,
+                    help="card points to reach in threshold mode (61, 90, 120) or 'schwarz'")
+    sp.set_defaults(func=_cmd_solve)
 
     args = p.parse_args(argv)
     return int(args.func(args))

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from skatsim import SkatState, deal_from_hands
-from skatsim.cli import main, play_random_game
 from skatsim.observation import OBS_LAYOUT, OBS_OFFSETS, OBS_SIZE
 
 
@@ -107,10 +106,3 @@ def test_bidding_fields() -> None:
     assert o.fields["legal_actions"] == s.legal_actions() and o.fields["to_move"] == 2
     with pytest.raises(ValueError, match="seat 0, 1 or 2"):
         s.observation(3)
-
-
-def test_cli_play_prints_a_full_game(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["play", "--seed", "4"]) == 0
-    out = capsys.readouterr().out
-    assert "deal seed 4" in out and "result:" in out and "trick" in out
-    assert play_random_game(4).to_record() == play_random_game(4).to_record()
