@@ -22,12 +22,8 @@ numeric auction, no skat exchange choice), so its figures are a speed reference 
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import json
 import os
-import platform
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,7 +33,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-import skatsim
+from _env import append_jsonl, cpu_model, git_commit, now_utc, versions  # noqa: E402  (benchmarks/_env.py)
 from skatsim import SkatState, deal
 from skatsim.bits import HAS_FAST_PDEP
 from skatsim.kernels import simulate as KS
@@ -182,36 +178,10 @@ def path_simulate_frame(seconds: float, seed: int) -> tuple[float, int, float]:
 # ----------------------------------------------------------------------------- environment
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
-def versions() -> dict[str, str]:
-    import llvmlite
-
-    out = {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
-           "llvmlite": llvmlite.__version__, "pandas": pd.__version__, "skatsim": skatsim.__version__}
-    try:
-        from importlib.metadata import version
-
-        out["open_spiel"] = version("open_spiel")
-    except Exception:
-        out["open_spiel"] = "not installed"
-    return out
 
 
-def git_commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip()
-    except Exception:
-        return ""
 
 
 # ----------------------------------------------------------------------------- main
@@ -286,7 +256,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     line = {
         "benchmark": "deals_per_second",
-        "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "time": now_utc(),
         "git_commit": git_commit(),
         "config": {"seconds_per_path": sec, "chunk": args.chunk, "rollouts_per_call": args.rollouts,
                    "threads": n_threads, "rollout_mean_declarer_points": mean_pts},
@@ -301,10 +271,7 @@ def main(argv: list[str] | None = None) -> dict:
         "numba_1_thread_vs_openspiel_cpp": vs_os,
         "targets_met": targets,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a") as f:
-        f.write(json.dumps(line) + "\n")
+    out = append_jsonl(args.out, line)
     print(f"\nappended to {out}", file=sys.stderr)
     return line
 

@@ -30,18 +30,13 @@ to ``--out``.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import json
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numba
 import numpy as np
 
-import skatsim
+from _env import append_jsonl, cpu_model, git_commit, now_utc, versions  # noqa: E402  (benchmarks/_env.py)
 from skatsim import deal
 from skatsim.bits import derive_seed, popcount
 from skatsim.cards import ACES, JACKS, KINGS, SUIT_NO_JACK
@@ -134,22 +129,8 @@ def summarise(rows: list[dict]) -> dict:
             "median_wall_ms": float(np.median([r["wall_s"] for r in rows]) * 1e3)}
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
-def git_commit() -> str | None:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -205,15 +186,14 @@ def main(argv: list[str] | None = None) -> dict:
 
     record = {
         "benchmark": "solver",
-        "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "time": now_utc(),
         "git_commit": git_commit(),
         "config": {"deals": n_deals, "quick": args.quick, "tt_bits": args.tt_bits,
                    "small_tt_bits": int(np.log2(solver.small_slots)), "contract_rule":
                    "declarer forehand, hand; i%5==4 null; >=3 jacks grand; else longest suit",
                    "positions": "start and after 3, 6 random tricks", "timer": "process_time"},
         "seed": args.seed,
-        "versions": {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
-                     "skatsim": skatsim.__version__},
+        "versions": versions(),
         "cpu": cpu_model(),
         "figures": groups,
         "targets": TARGETS,
@@ -222,10 +202,7 @@ def main(argv: list[str] | None = None) -> dict:
         "total_seconds": total_s,
     }
     if not args.no_json:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("a") as f:
-            f.write(json.dumps(record) + "\n")
+        append_jsonl(args.out, record)
     return record
 
 

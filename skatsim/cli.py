@@ -64,7 +64,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         table = summary.table()
         top = table.drop(index="all").sort_values("count", ascending=False).head(10)
         print("most frequent contracts (ISS tokens; random bidders overbid almost always):")
-        print(table.loc[list(top.index) + ["all"]].round(3).to_string())
+        print(table.loc[list(top.index) + ["all"]].round(4).to_string())
         print("Seeger-Fabian points per seat (mean, standard error):")
         print(summary.seeger_fabian().round(2).to_string())
         print()

@@ -32,7 +32,7 @@ from .bits import msb, popcount
 from .cards import CardsLike, to_mask
 from .contracts import (BID_VALUES, HAND, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, Contract,
                         null_value)
-from .rules import GRAND, NULL, RAMSCH
+from .rules import GRAND, NULL
 
 __all__ = ["matadors_of", "settle_core", "settle", "GameResult", "SF_WON", "SF_DEFENDER_3",
            "SF_DEFENDER_4"]
