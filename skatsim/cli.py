@@ -19,17 +19,22 @@ from .state import SkatState
 __all__ = ["main", "play_random_game"]
 
 
-def play_random_game(seed: int, rules: SkatRules | None = None) -> SkatState:
-    """Deal from ``seed`` and play every phase with uniformly random legal actions.
+def play_random_game(seed: int, rules: SkatRules | None = None, max_moves: int | None = None) -> SkatState:
+    """Deal from ``seed`` and play every phase with uniformly random legal actions
+    (``random.Random(seed)``), to the end or for at most ``max_moves`` actions.
 
     >>> s = play_random_game(7)
     >>> s.is_terminal(), len(s.history()) > 30
     (True, True)
+    >>> len(play_random_game(7, max_moves=5).history())
+    5
     """
     rng = random.Random(seed)
     state = SkatState.new_game(seed=seed, rules=rules or SkatRules())
-    while not state.is_terminal():
+    n = 0
+    while not state.is_terminal() and (max_moves is None or n < max_moves):
         state.apply_action(rng.choice(state.legal_actions()))
+        n += 1
     return state
 
 

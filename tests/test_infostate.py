@@ -10,25 +10,16 @@ import numpy as np
 import pytest
 
 from skatsim import SkatState
+from skatsim.cli import play_random_game
 from skatsim.bits import iter_bits, popcount
 from skatsim.cards import ALL_CARDS, SUIT_MASKS
 from skatsim.infostate import check_random_state, known_mask, void_masks
 from skatsim.rules import follow_mask
 
 
-def _random_prefix(seed: int, n_moves: int) -> SkatState:
-    r = random.Random(seed)
-    s = SkatState.new_game(seed=seed)
-    for _ in range(n_moves):
-        if s.is_terminal():
-            break
-        s.apply_action(r.choice(s.legal_actions()))
-    return s
-
-
 @pytest.mark.parametrize("seed", range(120))
 def test_world_agrees_with_the_information_set(seed: int) -> None:
-    s = _random_prefix(seed, random.Random(seed).randrange(0, 45))
+    s = play_random_game(seed, max_moves=random.Random(seed).randrange(0, 45))
     gen = np.random.default_rng(seed)
     for p in range(3):
         w = s.resample_from_infostate(p, gen)
@@ -53,7 +44,7 @@ def test_world_agrees_with_the_information_set(seed: int) -> None:
 def test_voids_are_inferred_from_not_following() -> None:
     # find a game where somebody fails to follow suit and check the void mask
     for seed in range(200):
-        s = _random_prefix(seed, 60)
+        s = play_random_game(seed, max_moves=60)
         if s.game_type is None:
             continue
         moves = s._play_moves()
@@ -96,7 +87,7 @@ def test_resampling_is_uniform_over_consistent_worlds() -> None:
     # a late position of a hand game seen by a defender: the skat is hidden too
     s = None
     for seed in range(500):
-        t = _random_prefix(seed, 0)
+        t = play_random_game(seed, max_moves=0)
         r = random.Random(seed)
         while not t.is_terminal() and not (t.phase == "play" and len(t._play_moves()) == 22):
             t.apply_action(r.choice(t.legal_actions()))

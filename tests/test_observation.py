@@ -8,17 +8,8 @@ import numpy as np
 import pytest
 
 from skatsim import SkatState, deal_from_hands
+from skatsim.cli import play_random_game
 from skatsim.observation import OBS_LAYOUT, OBS_OFFSETS, OBS_SIZE
-
-
-def _prefix(seed: int, n: int) -> SkatState:
-    r = random.Random(seed)
-    s = SkatState.new_game(seed=seed)
-    for _ in range(n):
-        if s.is_terminal():
-            break
-        s.apply_action(r.choice(s.legal_actions()))
-    return s
 
 
 def test_layout_is_contiguous_and_documented() -> None:
@@ -36,7 +27,7 @@ def test_layout_is_contiguous_and_documented() -> None:
 @pytest.mark.parametrize("seed", range(60))
 def test_observation_does_not_leak_hidden_cards(seed: int) -> None:
     """Redealing what a seat cannot see must not change what it observes."""
-    s = _prefix(seed, random.Random(seed).randrange(0, 45))
+    s = play_random_game(seed, max_moves=random.Random(seed).randrange(0, 45))
     gen = np.random.default_rng(seed)
     for p in range(3):
         mine = s.observation(p)
@@ -48,7 +39,7 @@ def test_observation_does_not_leak_hidden_cards(seed: int) -> None:
 
 
 def test_views_are_slices_of_the_tensor() -> None:
-    s = _prefix(3, 10)
+    s = play_random_game(3, max_moves=10)
     obs = s.observation(0)
     for name, sl in OBS_OFFSETS.items():
         assert np.shares_memory(obs.views[name], obs.tensor)
