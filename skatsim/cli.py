@@ -45,7 +45,6 @@ def _rules(args: argparse.Namespace) -> SkatRules:
 def _cmd_play(args: argparse.Namespace) -> int:
     state = play_random_game(args.seed, _rules(args))
     print(f"deal seed {args.seed}")
-    print(state.deal)
     print(state)
     if args.json:
         print(state.to_json(indent=None))

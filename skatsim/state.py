@@ -409,7 +409,8 @@ class SkatState:
         lines = [f"phase: {self.phase}" + ("" if self.is_terminal() else f", to move: seat {self.current_player()}")]
         for s in range(3):
             tag = " (declarer)" if self.declarer == s else ""
-            lines.append(f"  {s} {SEAT_NAMES[s]:<10} {self.hand(s)}{tag}")
+            held = f"dealt {self._deal.hands[s]}" if self.is_terminal() else str(self.hand(s))
+            lines.append(f"  {s} {SEAT_NAMES[s]:<10} {held}{tag}")
         lines.append(f"  skat         {CardSet.from_mask(self.skat_mask())}")
         bids = [f"{p}:{action_to_string(a)}" for p, a in self.bidding_history()]
         if bids:
