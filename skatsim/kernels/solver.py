@@ -173,27 +173,27 @@ def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slo
 
 
 @njit(cache=True)
-def to_rank_mask(mask: int, game: int) -> int:
-    """Card-id mask to rank mask."""
+def _relabel(mask: int, table) -> int:
+    """Move bit ``i`` of ``mask`` to bit ``table[i]``."""
     out = 0
     m = mask
     while m:
-        c = lsb(m)
-        m ^= 1 << c
-        out |= 1 << TO_RANK[game, c]
+        i = lsb(m)
+        m ^= 1 << i
+        out |= 1 << table[i]
     return out
+
+
+@njit(cache=True)
+def to_rank_mask(mask: int, game: int) -> int:
+    """Card-id mask to rank mask."""
+    return _relabel(mask, TO_RANK[game])
 
 
 @njit(cache=True)
 def from_rank_mask(mask: int, game: int) -> int:
     """Rank mask to card-id mask."""
-    out = 0
-    m = mask
-    while m:
-        r = lsb(m)
-        m ^= 1 << r
-        out |= 1 << FROM_RANK[game, r]
-    return out
+    return _relabel(mask, FROM_RANK[game])
 
 
 # ----------------------------------------------------------------------------- move lists
