@@ -36,7 +36,7 @@ from .deal import SEED_MASK, Deal, deal_from_hands, deal_masks
 from .kernels import game as K
 from .options import ISKO, SkatRules
 from .rules import RAMSCH, trump_mask
-from .scoring import GameResult
+from .scoring import SF_DEFENDER_3, SF_DEFENDER_4, GameResult
 
 __all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RECORD_FORMAT"]
 
@@ -256,7 +256,8 @@ class SkatState:
             game_value=r[K.R_VALUE], overbid=bool(r[K.R_OVERBID]), charged_value=r[K.R_CHARGED],
             list_score=r[K.R_LIST_SCORE], schneider=bool(r[K.R_SCHNEIDER]), schwarz=bool(r[K.R_SCHWARZ]),
             kontra=r[K.R_KONTRA], seeger_fabian_declarer=r[K.R_SF0 + d],
-            seeger_fabian_defender=0 if won else 40, seeger_fabian_defender_4=0 if won else 30,
+            seeger_fabian_defender=0 if won else SF_DEFENDER_3,
+            seeger_fabian_defender_4=0 if won else SF_DEFENDER_4,
             scores=(r[K.R_SCORE0], r[K.R_SCORE1], r[K.R_SCORE2]),
             seeger_fabian=(r[K.R_SF0], r[K.R_SF1], r[K.R_SF2]),
             card_points=(r[K.R_PTS0], r[K.R_PTS1], r[K.R_PTS2]),

@@ -27,7 +27,7 @@ from ..cards import CARD_POINTS, card_points
 from ..contracts import BID_ARRAY, DECLARATION_ARRAY
 from ..options import OPT_KONTRA, OPT_RAMSCH
 from ..rules import NULL, RAMSCH, legal_mask, trick_winner_pos
-from ..scoring import matadors_of, settle_core
+from ..scoring import SF_DEFENDER_3, SF_WON, matadors_of, settle_core
 
 # ----------------------------------------------------------------------------- phases
 PH_BID, PH_SKAT, PH_DISCARD, PH_DECLARE, PH_KONTRA, PH_PLAY, PH_DONE = range(7)
@@ -362,9 +362,9 @@ def result_fields(st, out) -> None:
     out[R_SCORE0 + d] = score
     for s in range(3):
         if s == d:
-            out[R_SF0 + s] = score + (50 if won else -50)
+            out[R_SF0 + s] = score + (SF_WON if won else -SF_WON)
         else:
-            out[R_SF0 + s] = 0 if won else 40
+            out[R_SF0 + s] = 0 if won else SF_DEFENDER_3
 
 
 @njit(cache=True)

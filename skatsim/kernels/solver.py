@@ -261,6 +261,22 @@ def rep_map(W, legal: int, sep: int, out) -> int:
     return res
 
 
+@njit(cache=True, inline="always")
+def _first_answer(W, off: int, legal: int, sep: int, killer: int):
+    """Stage the first answer to try before generating the full list: the only legal card,
+    else the killer if legal (as its class representative). Returns ``(first or -1, moves
+    staged at W[off], whether the list is already complete)``."""
+    done = False
+    if legal & (legal - 1) == 0:  # a single legal card
+        killer = lsb(legal)
+        done = True
+    if killer >= 0 and (legal >> killer) & 1:
+        first = rep_of(W, legal, sep, killer)
+        W[off] = first
+        return first, 1, done
+    return -1, 0, done
+
+
 @njit(cache=True)
 def trick_result(W, ca: int, cb: int, cc: int, leader: int):
     """A complete trick in rank space: ``(winner position 0..2, declarer's gain, card values)``."""
@@ -381,24 +397,7 @@ def _tt_index(live: int, leader: int, mask: int) -> int:
 @njit(cache=True)
 def last_trick(W, x: int, y: int, z: int, leader: int) -> int:
     """Declarer's gain from the forced last trick (one card in each hand, ``x`` leads)."""
-    ca = lsb(x)
-    cb = lsb(y)
-    cc = lsb(z)
-    ts = W[W_TSTART]
-    segm = W[W_SEGM + ca]
-    best = ca
-    w = 0
-    if cb > best and (cb >= ts or (segm >> cb) & 1):
-        best = cb
-        w = 1
-    if cc > best and (cc >= ts or (segm >> cc) & 1):
-        w = 2
-    p = leader + w
-    if p >= 3:
-        p -= 3
-    if (p == W[W_DECL]) != (W[W_INV] != 0):
-        return W[W_CV + ca] + W[W_CV + cb] + W[W_CV + cc] + W[W_TB]
-    return 0
+    return trick_result(W, lsb(x), lsb(y), lsb(z), leader)[1]
 
 
 @njit(cache=True)
@@ -544,18 +543,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
             lb = hb & segm
             if lb == 0:
                 lb = hb
-            firstb = W[W_RKILL + ca]
-            nb = 0
-            genb = False
-            if lb & (lb - 1) == 0:  # a single legal card
-                firstb = lsb(lb)
-                genb = True
-            if firstb >= 0 and (lb >> firstb) & 1:
-                firstb = rep_of(W, lb, ha2 | hc | bita, firstb)
-                W[offb] = firstb
-                nb = 1
-            else:
-                firstb = -1
+            firstb, nb, genb = _first_answer(W, offb, lb, ha2 | hc | bita, W[W_RKILL + ca])
         vb = _NEG if bmax else _POS
         bestb = -1
         ib = 0
@@ -590,18 +578,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
             lc = hc & segm
             if lc == 0:
                 lc = hc
-            firstc = W[W_RKILL + 64 + best]
-            nc = 0
-            genc = False
-            if lc & (lc - 1) == 0:  # a single legal card
-                firstc = lsb(lc)
-                genc = True
-            if firstc >= 0 and (lc >> firstc) & 1:
-                firstc = rep_of(W, lc, ha2 | hb2 | bita | bitb, firstc)
-                W[offc] = firstc
-                nc = 1
-            else:
-                firstc = -1
+            firstc, nc, genc = _first_answer(W, offc, lc, ha2 | hb2 | bita | bitb, W[W_RKILL + 64 + best])
             vc = _NEG if cmax else _POS
             bestc = -1
             ic = 0
