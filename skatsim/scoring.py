@@ -34,7 +34,7 @@ from .contracts import (BID_VALUES, HAND, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_A
                         null_value)
 from .rules import GRAND, NULL
 
-__all__ = ["matadors_of", "settle_core", "settle", "GameResult", "SF_WON", "SF_DEFENDER_3",
+__all__ = ["matadors_of", "settle_core", "sf_points", "settle", "GameResult", "SF_WON", "SF_DEFENDER_3",
            "SF_DEFENDER_4"]
 
 #: Seeger-Fabian: +50 for a won game, -50 for a lost one; each defender of a lost game
@@ -108,6 +108,20 @@ def settle_core(game: int, flags: int, matadors: int, bid: int, declarer_points:
     score = charged if won else -2 * charged
     score = score << kontra
     return won, schneider, schwarz, mult, value, overbid, charged, score
+
+
+@njit(cache=True)
+def sf_points(won: bool, list_score: int, seat: int, declarer: int) -> int:
+    """Seeger-Fabian points of ``seat`` at a 3-player table: the declarer gets his list
+    score +50 (won) or -50 (lost); each defender gets 40 when the declarer loses, else 0.
+    The one definition used by the state machine, the batch engine and :func:`settle`.
+
+    >>> int(sf_points(True, 48, 0, 0)), int(sf_points(False, -96, 0, 0)), int(sf_points(False, -96, 1, 0))
+    (98, -146, 40)
+    """
+    if seat == declarer:
+        return list_score + (SF_WON if won else -SF_WON)
+    return 0 if won else SF_DEFENDER_3
 
 
 @dataclass(frozen=True)
