@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 __all__ = ["SkatRules", "RULES_VERSION", "ISKO"]
 
 #: Bumped whenever the engine's rule behaviour changes; stored in every result and record.
@@ -18,6 +20,7 @@ RULES_VERSION = "isko-1999/skatsim-1"
 
 OPT_RAMSCH = 1
 OPT_KONTRA = 2
+_OPTION_NAMES = ("ramsch", "kontra")
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,15 @@ class SkatRules:
     ramsch: bool = False
     kontra: bool = False
 
+    def __post_init__(self) -> None:
+        for name in _OPTION_NAMES:
+            value = getattr(self, name)
+            if isinstance(value, np.bool_):  # numpy's bool is a bool; store the Python one
+                object.__setattr__(self, name, bool(value))
+            elif not isinstance(value, bool):
+                raise TypeError(f"rule option {name!r} must be True or False, got "
+                                f"{type(value).__name__} {value!r}")
+
     @property
     def flags(self) -> int:
         """Bit set for the kernels: 1 Ramsch, 2 Kontra/Re."""
@@ -43,6 +55,11 @@ class SkatRules:
 
     @classmethod
     def from_flags(cls, flags: int) -> "SkatRules":
+        """Inverse of :attr:`flags`.
+
+        >>> SkatRules.from_flags(3)
+        SkatRules(ramsch=True, kontra=True)
+        """
         return cls(ramsch=bool(flags & OPT_RAMSCH), kontra=bool(flags & OPT_KONTRA))
 
     @property
@@ -53,13 +70,30 @@ class SkatRules:
         return f"{base}{extra}/{engine}"
 
     def to_dict(self) -> dict[str, Any]:
+        """The options as a JSON-ready dict (stored in results, records and ``df.attrs``).
+
+        >>> SkatRules(kontra=True).to_dict()
+        {'ramsch': False, 'kontra': True}
+        """
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "SkatRules":
-        unknown = set(d) - {"ramsch", "kontra"}
+        """Inverse of :meth:`to_dict`; missing options take their default, unknown names
+        and values that are not booleans are refused.
+
+        >>> SkatRules.from_dict({"ramsch": True})
+        SkatRules(ramsch=True, kontra=False)
+        >>> SkatRules.from_dict({"ramsch": "false"})
+        Traceback (most recent call last):
+        ...
+        TypeError: rule option 'ramsch' must be True or False, got str 'false'
+        """
+        if not isinstance(d, dict):
+            raise TypeError(f"rules must be a dict of options, got {type(d).__name__} {d!r}")
+        unknown = set(d) - set(_OPTION_NAMES)
         if unknown:
-            raise ValueError(f"unknown rule options {sorted(unknown)}; known: ramsch, kontra")
+            raise ValueError(f"unknown rule options {sorted(map(str, unknown))}; known: {', '.join(_OPTION_NAMES)}")
         return cls(**d)
 
 
