@@ -18,6 +18,7 @@ CardSet('CJ S10 HA D7')
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable, Iterator
 from typing import Union
@@ -135,18 +136,38 @@ CardsLike = Union["CardSet", int, str, Iterable[int]]
 
 
 def to_mask(cards: CardsLike) -> int:
-    """Convert a ``CardSet``, mask, card string or iterable of card ids to a mask."""
+    """Convert a ``CardSet``, mask, card string or iterable of card ids to a mask.
+
+    >>> to_mask("CJ D7"), to_mask([0, 31]), to_mask(CardSet("D7")), to_mask(1)
+    (2147483649, 2147483649, 1, 1)
+    >>> to_mask(b"CJ")
+    Traceback (most recent call last):
+    ...
+    TypeError: cards must be a CardSet, a mask, a card string or card ids, got bytes b'CJ' (decode it to str)
+    """
     if isinstance(cards, CardSet):
         return cards.mask
     if isinstance(cards, str):
         return CardSet.parse(cards).mask
+    if isinstance(cards, (bytes, bytearray, memoryview)):
+        raise TypeError(f"cards must be a CardSet, a mask, a card string or card ids, got "
+                        f"{type(cards).__name__} {bytes(cards)!r} (decode it to str)")
+    if isinstance(cards, bool) or type(cards).__name__ == "bool_":
+        raise TypeError(f"cards must be a CardSet, a mask, a card string or card ids, got bool {cards!r}")
     if isinstance(cards, int) or hasattr(cards, "__index__"):
         m = int(cards)
         if not 0 <= m <= ALL_CARDS:
             raise ValueError(f"card mask {m:#x} is not a 32-bit mask")
         return m
+    if not isinstance(cards, Iterable):
+        raise TypeError(f"cards must be a CardSet, a mask, a card string or card ids, got "
+                        f"{type(cards).__name__} {cards!r}")
     m = 0
     for c in cards:
+        if isinstance(c, str):
+            c = parse_card(c)
+        elif isinstance(c, bool) or not hasattr(c, "__index__"):
+            raise TypeError(f"a card id is an int 0..31 (or a card name), got {type(c).__name__} {c!r}")
         c = int(c)
         if not 0 <= c < 32:
             raise ValueError(f"card id {c!r} is not in 0..31")
@@ -199,8 +220,16 @@ class CardSet:
 
     @classmethod
     def from_mask(cls, mask: int) -> "CardSet":
+        """The set of a 32-bit card mask (``ValueError`` outside ``0 .. 2**32 - 1``).
+
+        >>> CardSet.from_mask(0x8000_0001)
+        CardSet('CJ D7')
+        """
+        m = int(mask)
+        if not 0 <= m <= ALL_CARDS:
+            raise ValueError(f"card mask {m:#x} is not a 32-bit mask (0 .. 0xffffffff)")
         obj = cls.__new__(cls)
-        obj.mask = int(mask) & ALL_CARDS
+        obj.mask = m
         return obj
 
     # set protocol -------------------------------------------------------------------------
@@ -214,19 +243,23 @@ class CardSet:
     def __contains__(self, card: object) -> bool:
         if isinstance(card, str):
             card = parse_card(card)
-        if not isinstance(card, int) or not 0 <= card < 32:
+        if isinstance(card, bool) or not hasattr(card, "__index__"):
             return False
-        return bool(self.mask >> card & 1)
+        c = operator.index(card)  # type: ignore[call-overload]
+        return 0 <= c < 32 and bool(self.mask >> c & 1)
 
     def __bool__(self) -> bool:
         return self.mask != 0
 
     def __eq__(self, other: object) -> bool:
+        """Equal to anything that converts to the same mask (:func:`to_mask`):
+        ``CardSet("CJ") == "CJ" == 1 << 31``; False for what is not a card set."""
         if isinstance(other, CardSet):
             return self.mask == other.mask
-        if isinstance(other, int):
-            return self.mask == other
-        return NotImplemented
+        try:
+            return self.mask == to_mask(other)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return NotImplemented
 
     def __hash__(self) -> int:
         return hash(self.mask)

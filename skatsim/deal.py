@@ -1,7 +1,8 @@
 """Shuffling and dealing 3-skat-4-3 (ISKO.md §1) from an explicit seed.
 
-A deal seed is any int; the deal's random stream is the SplitMix64 state
-``seed mod 2**63``. ``deal(seed)`` here, ``SkatState.new_game(seed=...)`` and the
+A deal seed is any int (see :mod:`skatsim._random` for the seed convention); the
+deal's random stream is the SplitMix64 state ``seed mod 2**63``, so ``deal(-5)`` is
+``deal(2**63 - 5)``, never ``deal(5)``. ``deal(seed)`` here, ``SkatState.new_game(seed=...)`` and the
 batch kernels all produce the same cards for the same seed, so a row of a
 simulation can be replayed from its ``deal_seed``.
 
@@ -19,8 +20,9 @@ from typing import NamedTuple, Sequence
 import numpy as np
 from numba import njit
 
-from .bits import nth_bit, rand_below
-from .cards import ALL_CARDS, CardSet, CardsLike, parse_card, to_mask
+from ._random import SeedLike, to_seed
+from .bits import iter_bits, nth_bit, rand_below
+from .cards import ALL_CARDS, CardSet, CardsLike, card_name, parse_card, to_mask
 
 __all__ = ["Deal", "deal", "deal_from_order", "deal_from_hands", "DEAL_TARGETS", "deal_masks",
            "SEED_MASK"]
@@ -42,6 +44,7 @@ class Deal(NamedTuple):
     skat: CardSet
 
     def masks(self) -> tuple[int, int, int, int]:
+        """The four card masks ``(forehand, middlehand, rearhand, skat)``."""
         return (self.hands[0].mask, self.hands[1].mask, self.hands[2].mask, self.skat.mask)
 
     def __str__(self) -> str:
@@ -79,9 +82,14 @@ def _deal_of(h0: int, h1: int, h2: int, sk: int) -> Deal:
     return Deal((CardSet.from_mask(h0), CardSet.from_mask(h1), CardSet.from_mask(h2)), CardSet.from_mask(sk))
 
 
-def deal(seed: int) -> Deal:
-    """Shuffle and deal 3-skat-4-3 from ``seed`` (an int; jit-compiled by numba)."""
-    h0, h1, h2, sk, _ = deal_masks(int(seed) & SEED_MASK)
+def deal(seed: SeedLike) -> Deal:
+    """Shuffle and deal 3-skat-4-3 from ``seed`` (jit-compiled by numba).
+
+    ``seed`` is an int deal seed (a simulation row's ``deal_seed``), or a
+    ``numpy.random.Generator`` / ``None`` that draws one (:func:`skatsim._random.to_seed`);
+    floats, strings and bools raise ``TypeError``.
+    """
+    h0, h1, h2, sk, _ = deal_masks(to_seed(seed) & SEED_MASK)
     return _deal_of(int(h0), int(h1), int(h2), int(sk))
 
 
@@ -98,8 +106,26 @@ def deal_from_order(cards: Sequence[int | str]) -> Deal:
 
 def deal_from_hands(forehand: CardsLike, middlehand: CardsLike, rearhand: CardsLike,
                     skat: CardsLike | None = None) -> Deal:
-    """An explicit deal; the skat defaults to the two cards nobody holds."""
+    """An explicit deal; the skat defaults to the two cards nobody holds.
+
+    A card given to two holders is named:
+
+    >>> deal_from_hands("CJ SJ HJ DJ CA C10 CK CQ C9 C8", "CJ S7 S8 S9 SQ SK S10 SA H7 H8",
+    ...                 "H9 HQ HK H10 HA D7 D8 D9 DQ DK")
+    Traceback (most recent call last):
+    ...
+    ValueError: card CJ is held twice: by forehand and middlehand
+    """
     h = [to_mask(forehand), to_mask(middlehand), to_mask(rearhand)]
+    named = list(zip(("forehand", "middlehand", "rearhand"), h))
+    if skat is not None:
+        named.append(("skat", to_mask(skat)))
+    seen: dict[int, str] = {}
+    for name, m in named:
+        for c in iter_bits(m):
+            if c in seen:
+                raise ValueError(f"card {card_name(c)} is held twice: by {seen[c]} and {name}")
+            seen[c] = name
     sk = (ALL_CARDS & ~(h[0] | h[1] | h[2])) if skat is None else to_mask(skat)
     for name, m, n in zip(("forehand", "middlehand", "rearhand", "skat"), h + [sk], (10, 10, 10, 2)):
         if bin(m).count("1") != n:

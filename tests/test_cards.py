@@ -238,3 +238,41 @@ def test_deal_validation() -> None:
     with pytest.raises(ValueError):
         deal_from_order(ALL_NAMES[:31] + ALL_NAMES[:1])
     assert deal_from_hands(*d.hands) == d  # the skat defaults to the two cards nobody holds
+
+
+def test_a_card_held_twice_is_named_with_both_holders() -> None:
+    d = deal(1)
+    c = d.hands[0].ids()[0]
+    name = CardSet.from_mask(1 << c).to_text()
+    mh = (d.hands[1] - CardSet(d.hands[1].ids()[:1])) | (1 << c)
+    with pytest.raises(ValueError, match=f"card {name} is held twice: by forehand and middlehand"):
+        deal_from_hands(d.hands[0], mh, d.hands[2])
+    with pytest.raises(ValueError, match=f"card {name} is held twice: by forehand and skat"):
+        deal_from_hands(d.hands[0], d.hands[1], d.hands[2], CardSet(d.skat.ids()[:1]) | (1 << c))
+
+
+# ------------------------------------------------------------------------------ edge cases
+
+
+@pytest.mark.parametrize("mask", [-1, 2**32, 2**40, -(2**31)])
+def test_from_mask_refuses_what_is_not_a_32_bit_mask(mask: int) -> None:
+    with pytest.raises(ValueError, match="is not a 32-bit mask"):
+        CardSet.from_mask(mask)
+    with pytest.raises(ValueError, match="is not a 32-bit mask"):
+        CardSet(mask)
+
+
+@pytest.mark.parametrize("bad", [b"CJ", bytearray(b"CJ"), True, 1.5, object(), [1.0], [True]])
+def test_cardset_refuses_bytes_bools_and_floats_with_a_type_error(bad: object) -> None:
+    with pytest.raises(TypeError, match="card"):
+        CardSet(bad)  # type: ignore[arg-type]
+
+
+def test_cardset_compares_equal_to_anything_with_the_same_mask() -> None:
+    cs = CardSet("CJ D7")
+    assert cs == "CJ D7" and cs == "d7, cj" and cs == [31, 0] and cs == (1 << 31) | 1
+    assert "CJ D7" == cs and cs != "CJ" and cs != "garbage" and cs != None  # noqa: E711
+    assert cs != 1.5 and CardSet() == "" and CardSet(["CJ", "D7"]) == cs
+    import numpy as np
+
+    assert np.int64(31) in cs and np.uint8(0) in cs and True not in cs
