@@ -27,22 +27,32 @@ Text forms: cards ``"CJ"``/``"S10"``, bids ``"18"``, ``"pass"``, ``"yes"``,
 from __future__ import annotations
 
 from .cards import card_name, parse_card
-from .contracts import BID_VALUES, DECLARATIONS, Contract
+from .contracts import BID_VALUES, DECLARATIONS, N_DECLARATIONS, Contract
 
 __all__ = [
     "BID_BASE", "PASS", "HOLD", "PICKUP", "HAND", "DECLARE_BASE", "KONTRA", "RE", "NUM_ACTIONS",
     "action_to_string", "string_to_action", "bid_action", "declare_action",
 ]
 
-BID_BASE = 32
-PASS = 95
-HOLD = 96
-PICKUP = 97
-HAND = 98
-DECLARE_BASE = 99
-KONTRA = 128
-RE = 129
-NUM_ACTIONS = 130
+# Derived, in the order of the table above.
+BID_BASE = 32  # after the 32 cards
+PASS = BID_BASE + len(BID_VALUES)
+HOLD = PASS + 1
+PICKUP = HOLD + 1
+HAND = PICKUP + 1
+DECLARE_BASE = HAND + 1
+KONTRA = DECLARE_BASE + N_DECLARATIONS
+RE = KONTRA + 1
+NUM_ACTIONS = RE + 1
+
+# What the kernels' legal sets ``(base, lo, hi)`` (kernels/game.legal_set) rely on:
+assert (PASS, HOLD, PICKUP, HAND, DECLARE_BASE, KONTRA, RE, NUM_ACTIONS) == (
+    95, 96, 97, 98, 99, 128, 129, 130), "the action table in the module docstring is out of date"
+assert HOLD == PASS + 1    # a responder's set is (PASS, 0b11): pass and yes
+assert HAND == PICKUP + 1  # the skat decision is (PICKUP, 0b11): pickup and hand
+assert PASS - BID_BASE == 63  # a bidder's pass is bit 63 of the set based at BID_BASE
+assert 32 <= KONTRA - PASS < 64 and RE == KONTRA + 1 < PASS + 64  # (PASS, 1, 1 << (KONTRA|RE - PASS - 32))
+assert N_DECLARATIONS <= 32  # declarations fit the low word of a set based at DECLARE_BASE
 
 _WORDS = {PASS: "pass", HOLD: "yes", PICKUP: "pickup", HAND: "hand", KONTRA: "kontra", RE: "re"}
 _WORD_ACTIONS = {v: k for k, v in _WORDS.items()}
@@ -89,15 +99,14 @@ def string_to_action(text: str) -> int:
         return _WORD_ACTIONS[low]
     if t.isdigit():
         return bid_action(int(t))
-    errors = []
     if len(t) in (2, 3):
         try:
             return parse_card(t)
-        except ValueError as e:
-            errors.append(str(e))
+        except ValueError:
+            pass
     try:
         return declare_action(t)
-    except ValueError as e:
-        errors.append(str(e))
+    except ValueError:
+        pass
     raise ValueError(f"unknown action {text!r}: not a card, bid, contract or one of "
                      f"{sorted(_WORDS.values())}")

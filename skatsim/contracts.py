@@ -31,19 +31,35 @@ from .rules import CLUBS, DIAMONDS, GAME_LETTERS, GAME_NAMES, GRAND, HEARTS, NUL
 __all__ = [
     "HAND", "SCHNEIDER_ANNOUNCED", "SCHWARZ_ANNOUNCED", "OUVERT", "BASE_VALUES",
     "BID_VALUES", "next_bid", "bid_index", "Contract", "DECLARATIONS", "N_DECLARATIONS",
-    "normalise_flags", "null_value",
+    "normalise_flags", "null_value", "NULL_VALUES", "N_PICKUP_DECLARATIONS",
+    "PICKUP_DECL_BITS", "HAND_DECL_BITS", "DECL_MIN_VALUE", "DECLARABLE_BITS",
 ]
 
 HAND, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, OUVERT = 1, 2, 4, 8
 
-#: Base values of suit and grand games (null games have fixed values, see :func:`null_value`).
+#: Base values by game type (D H S C G, then 0 for null and Ramsch: null games have fixed
+#: values, see :data:`NULL_VALUES`). The one table of base values; scoring and the bid
+#: ladder derive from it.
 BASE_VALUES = (9, 10, 11, 12, 24, 0, 0)
+
+#: Fixed null values, indexed by ``(flags & HAND) | ((flags & OUVERT) >> 2)``: null 23,
+#: null hand 35, null ouvert 46, null ouvert hand 59 (ISKO.md §5).
+NULL_VALUES = (23, 35, 46, 59)
+
+#: Most matadors of a suit game (the 4 jacks and 7 suit cards) and of a grand (the 4 jacks).
+MAX_MATADORS_SUIT, MAX_MATADORS_GRAND = 11, 4
+#: Levels above the matadors: game, hand, schneider, schneider announced, schwarz, schwarz
+#: announced, ouvert (ISKO.md §8).
+N_LEVELS = 7
 
 
 def _ladder() -> tuple[int, ...]:
-    values = {b * m for b in (9, 10, 11, 12) for m in range(2, 19)}
-    values |= {24 * m for m in range(2, 12)}
-    values |= {23, 35, 46, 59}
+    """Every game value a contract can reach: base x (1 matador + game .. all matadors + all
+    levels) for the suit games and grand, and the four null values."""
+    values = set(NULL_VALUES)
+    for game, base in enumerate(BASE_VALUES[:GRAND + 1]):
+        most = (MAX_MATADORS_GRAND if game == GRAND else MAX_MATADORS_SUIT) + N_LEVELS
+        values |= {base * m for m in range(2, most + 1)}
     return tuple(sorted(values))
 
 
@@ -83,13 +99,18 @@ def normalise_flags(game: int, flags: int) -> int:
     return flags & (HAND | SCHNEIDER_ANNOUNCED | SCHWARZ_ANNOUNCED)
 
 
-_NULL_VALUES = np.array((23, 35, 46, 59), dtype=np.int64)
+_NULL_VALUES = np.array(NULL_VALUES, dtype=np.int64)
 _NULL_VALUES.setflags(write=False)
 
 
 @njit(cache=True)
 def null_value(flags: int) -> int:
-    """Fixed null values: null 23, null hand 35, null ouvert 46, null ouvert hand 59."""
+    """Fixed null values (:data:`NULL_VALUES`): null 23, null hand 35, null ouvert 46,
+    null ouvert hand 59.
+
+    >>> int(null_value(HAND | OUVERT))
+    59
+    """
     return _NULL_VALUES[(flags & HAND) | ((flags & OUVERT) >> 2)]
 
 
@@ -107,30 +128,41 @@ class Contract:
 
     @classmethod
     def from_code(cls, code: int) -> "Contract":
+        """Inverse of :attr:`code`.
+
+        >>> Contract.from_code(4 * 16 + 1)
+        Contract('GH')
+        """
         return cls(int(code) >> 4, int(code) & 15)
 
     @property
     def code(self) -> int:
+        """The packed int ``game * 16 + flags`` used by the kernels."""
         return self.game * 16 + self.flags
 
     @property
     def hand(self) -> bool:
+        """Played without the skat (implied by an announcement and by suit/grand ouvert)."""
         return bool(self.flags & HAND)
 
     @property
     def schneider_announced(self) -> bool:
+        """Schneider announced (implied by schwarz announced and by suit/grand ouvert)."""
         return bool(self.flags & SCHNEIDER_ANNOUNCED)
 
     @property
     def schwarz_announced(self) -> bool:
+        """Schwarz announced (implied by suit/grand ouvert)."""
         return bool(self.flags & SCHWARZ_ANNOUNCED)
 
     @property
     def ouvert(self) -> bool:
+        """The declarer plays with his cards open."""
         return bool(self.flags & OUVERT)
 
     @property
     def is_null(self) -> bool:
+        """A null game (the declarer must take no trick)."""
         return self.game == NULL
 
     @property
@@ -208,6 +240,38 @@ def _declarations() -> tuple[int, ...]:
 #: Contract codes of the declaration actions: 7 after a skat pickup, then 22 hand games.
 DECLARATIONS: tuple[int, ...] = _declarations()
 N_DECLARATIONS = len(DECLARATIONS)
-N_PICKUP_DECLARATIONS = 7
+#: The first declarations are the ones after a skat pickup (no hand flag).
+N_PICKUP_DECLARATIONS = sum(1 for c in DECLARATIONS if not c & HAND)
 DECLARATION_ARRAY = np.array(DECLARATIONS, dtype=np.int64)
 DECLARATION_ARRAY.setflags(write=False)
+assert all(not c & HAND for c in DECLARATIONS[:N_PICKUP_DECLARATIONS])
+assert N_DECLARATIONS <= 32  # the kernels keep the declaration set in one 32-bit word
+
+#: Bit ``i`` set for declaration ``DECLARATIONS[i]`` playable after a pickup (``int``, 0x7F).
+PICKUP_DECL_BITS: int = sum(1 << i for i, c in enumerate(DECLARATIONS) if not c & HAND)
+#: Bit ``i`` set for the hand declarations (``int``, 22 bits above the pickup ones).
+HAND_DECL_BITS: int = sum(1 << i for i, c in enumerate(DECLARATIONS) if c & HAND)
+
+
+def _decl_min_value(code: int) -> int:
+    c = Contract.from_code(code)
+    return c.base_value if c.is_null else BID_VALUES[-1]
+
+
+#: Per declaration (``int64[N_DECLARATIONS]``, read-only): the value the declaration is
+#: worth at least. A declaration is legal when ``bid <= DECL_MIN_VALUE[i]``: for a null
+#: game that is its fixed value (a null game below the bid is not declarable, ISKO.md
+#: §16); suit and grand games may always be declared (an overbid is settled as lost),
+#: so theirs is the top bid, 264.
+DECL_MIN_VALUE = np.array([_decl_min_value(c) for c in DECLARATIONS], dtype=np.int64)
+DECL_MIN_VALUE.setflags(write=False)
+
+#: ``DECLARABLE_BITS[picked, bid_index]``: the 29-bit set of legal declarations after a
+#: pickup (``picked`` 1) or in a hand game (0) at bid ``BID_VALUES[bid_index]``
+#: (``int64[2, 63]``, read-only): ``(PICKUP_DECL_BITS or HAND_DECL_BITS) & {i: bid <=
+#: DECL_MIN_VALUE[i]}``, one lookup for the kernels.
+DECLARABLE_BITS = np.array(
+    [[sum(1 << i for i in range(N_DECLARATIONS)
+          if (bits >> i) & 1 and bid <= DECL_MIN_VALUE[i]) for bid in BID_VALUES]
+     for bits in (HAND_DECL_BITS, PICKUP_DECL_BITS)], dtype=np.int64)
+DECLARABLE_BITS.setflags(write=False)

@@ -30,7 +30,7 @@ from numba import njit
 
 from .bits import msb, popcount
 from .cards import CardsLike, to_mask
-from .contracts import (BID_VALUES, HAND, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, Contract,
+from .contracts import (BASE_VALUES, BID_VALUES, HAND, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, Contract,
                         null_value)
 from .rules import GRAND, NULL
 
@@ -41,7 +41,7 @@ __all__ = ["matadors_of", "settle_core", "sf_points", "settle", "GameResult", "S
 #: gets 40 at a 3-player table, each of the three others 30 at a 4-player table.
 SF_WON, SF_DEFENDER_3, SF_DEFENDER_4 = 50, 40, 30
 
-_BASE = np.array((9, 10, 11, 12, 24, 0, 0), dtype=np.int64)
+_BASE = np.array(BASE_VALUES, dtype=np.int64)
 _BASE.setflags(write=False)
 
 

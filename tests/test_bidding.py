@@ -48,6 +48,24 @@ def test_ladder_is_the_63_game_values() -> None:
     assert len(BID_VALUES) == 63 and BID_VALUES[0] == 18 and BID_VALUES[-1] == 264
 
 
+def test_ladder_is_derived_from_the_base_and_null_values() -> None:
+    from skatsim.contracts import BASE_VALUES, NULL_VALUES, _ladder
+
+    assert _ladder() == BID_VALUES == tuple(ref.derived_ladder()) == tuple(ref.BID_LADDER)
+    assert set(NULL_VALUES) <= set(BID_VALUES) and BID_VALUES[-1] == BASE_VALUES[4] * 11
+
+
+def test_action_ids_are_the_documented_numbers_and_adjacent_where_the_kernels_need_it() -> None:
+    from skatsim import actions as A
+
+    assert (A.BID_BASE, A.PASS, A.HOLD, A.PICKUP, A.HAND, A.DECLARE_BASE, A.KONTRA, A.RE, A.NUM_ACTIONS) == \
+        (32, 95, 96, 97, 98, 99, 128, 129, 130)
+    assert A.HOLD == A.PASS + 1 and A.HAND == A.PICKUP + 1 and A.PASS == A.BID_BASE + len(BID_VALUES)
+    assert [A.action_to_string(a) for a in range(A.PASS, A.DECLARE_BASE)] == ["pass", "yes", "pickup", "hand"]
+    with pytest.raises(ValueError, match="unknown action 'XY'"):
+        string_to_action("XY")
+
+
 def test_next_bid_and_bid_index() -> None:
     # jSkat SkatConstantsTest: next(216) = 240, next(240) = 264; 264 is the top
     assert next_bid(18) == 20 and next_bid(22) == 23 and next_bid(59) == 60

@@ -223,3 +223,40 @@ def test_every_declaration_action_round_trips_through_text() -> None:
     # 7 after pickup + 22 hand, all different
     assert len(DECLARATIONS) == 29 and len(seen) == 29
     assert Contract.from_code(DECLARATIONS[0]).game == 0 and Contract(NULL, 0).base_value == 23
+
+
+# ---------------------------------------------------------------- derived declaration tables
+
+
+@pytest.mark.parametrize("pickup", [True, False], ids=["pickup", "hand"])
+def test_declarable_bits_table_matches_the_reference(pickup: bool) -> None:
+    from skatsim.contracts import DECL_MIN_VALUE, DECLARABLE_BITS, HAND_DECL_BITS, PICKUP_DECL_BITS
+
+    assert PICKUP_DECL_BITS & HAND_DECL_BITS == 0 and PICKUP_DECL_BITS | HAND_DECL_BITS == (1 << len(DECLARATIONS)) - 1
+    base = PICKUP_DECL_BITS if pickup else HAND_DECL_BITS
+    for k, bid in enumerate(BID_VALUES):
+        bits = int(DECLARABLE_BITS[int(pickup), k])
+        assert bits == sum(1 << i for i in range(len(DECLARATIONS)) if base >> i & 1 and bid <= DECL_MIN_VALUE[i])
+        got = {ref.parse_iss_contract(action_to_string(DECLARE_BASE + i)) for i in range(len(DECLARATIONS))
+               if bits >> i & 1}
+        assert got == ref.declarable(pickup, bid), bid
+
+
+def test_decl_min_value_is_the_null_value_or_the_top_bid() -> None:
+    from skatsim.contracts import DECL_MIN_VALUE
+
+    for code, v in zip(DECLARATIONS, DECL_MIN_VALUE):
+        c = Contract.from_code(code)
+        assert int(v) == ({"N": 23, "NH": 35, "NO": 46, "NOH": 59}[c.to_text()] if c.is_null else 264)
+    assert not DECL_MIN_VALUE.flags.writeable
+
+
+def test_base_values_are_one_table() -> None:
+    import numpy as np
+
+    from skatsim import scoring
+    from skatsim.contracts import BASE_VALUES, NULL_VALUES
+
+    assert np.array_equal(scoring._BASE, BASE_VALUES)
+    assert [Contract.parse(t).base_value for t in "D H S C G N NH NO NOH".split()] == \
+        list(BASE_VALUES[:5]) + list(NULL_VALUES)
