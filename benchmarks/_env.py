@@ -54,3 +54,35 @@ def append_jsonl(path: str | Path, record: dict[str, Any]) -> Path:
     with p.open("a") as f:
         f.write(json.dumps(record) + "\n")
     return p
+
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+RUNS_DIR = Path(__file__).resolve().parent.parent / "runs"  # gitignored
+
+
+def add_output_args(ap: Any, name: str) -> None:
+    """``--record`` (append to the tracked ``benchmarks/results/<name>.jsonl``), ``--out PATH``
+    and ``--no-json``; by default results go to the untracked ``runs/<name>.jsonl``."""
+    ap.add_argument("--record", action="store_true",
+                    help=f"append the result to the tracked benchmarks/results/{name}.jsonl")
+    ap.add_argument("--out", default=None, help=f"JSON lines file to append to (default: runs/{name}.jsonl, "
+                                                f"which git ignores; with --record: benchmarks/results/{name}.jsonl)")
+    ap.add_argument("--no-json", action="store_true", help="print only, write no JSON line")
+
+
+def output_path(args: Any, name: str) -> Path | None:
+    """Where :func:`add_output_args` options send the JSON line (None: nowhere)."""
+    if args.no_json:
+        return None
+    if args.out:
+        return Path(args.out)
+    return (RESULTS_DIR if args.record else RUNS_DIR) / f"{name}.jsonl"
+
+
+def write_record(args: Any, name: str, record: dict[str, Any]) -> Path | None:
+    """Append ``record`` where the options say, and print where it went."""
+    path = output_path(args, name)
+    if path is not None:
+        append_jsonl(path, record)
+        print(f"result appended to {path}")
+    return path

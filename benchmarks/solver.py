@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _env import append_jsonl, cpu_model, git_commit, now_utc, versions  # noqa: E402  (benchmarks/_env.py)
+from _env import add_output_args, cpu_model, git_commit, now_utc, versions, write_record  # noqa: E402
 from skatsim import deal
 from skatsim.bits import derive_seed, popcount
 from skatsim.cards import ACES, JACKS, KINGS, SUIT_NO_JACK
@@ -117,7 +117,7 @@ def measure(solver: Solver, pos: Position, mode: str) -> tuple[float, float, int
     w0, c0 = time.perf_counter(), time.process_time()
     r = solver.solve(pos, mode=mode)
     c1, w1 = time.process_time(), time.perf_counter()
-    return c1 - c0, w1 - w0, r.nodes, r.value
+    return c1 - c0, w1 - w0, r.nodes, r.declarer_points if r.declarer_points is not None else int(r.declarer_wins)
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -139,8 +139,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--tt-bits", type=int, default=20, help="log2 of the main transposition table size")
     ap.add_argument("--quick", action="store_true", help="smoke run: 20 deals")
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "solver.jsonl"))
-    ap.add_argument("--no-json", action="store_true", help="do not append to --out")
+    add_output_args(ap, "solver")
     args = ap.parse_args(argv)
     n_deals = 20 if args.quick else args.deals
 
@@ -201,8 +200,7 @@ def main(argv: list[str] | None = None) -> dict:
                         "exact_t0_median_ms": ex <= TARGETS["exact_t0_median_ms"]},
         "total_seconds": total_s,
     }
-    if not args.no_json:
-        append_jsonl(args.out, record)
+    write_record(args, "solver", record)
     return record
 
 

@@ -5,13 +5,17 @@ explicit :class:`Position` (card masks) and returns a :class:`Solution`:
 
 - ``mode="threshold"``: can the declarer reach ``threshold`` card points (61 by
   default; ``"schwarz"``: every trick) against best defence? In null: can he avoid
-  every trick? ``value`` is 1 or 0.
-- ``mode="exact"``: the declarer's card points at the end of the game under
-  minimax play (declarer maximises, defenders minimise), the skat (suit and grand)
-  and the points already won included. Null has no card-point value: ``value`` is
-  1 or 0 as in threshold mode.
-- ``move_values=True`` adds the value of every legal move of the player to move
-  (what PIMC needs); the searches share one transposition table.
+  every trick? The answer is ``Solution.declarer_wins``.
+- ``mode="exact"``: also ``Solution.declarer_points``, his card points at the end of
+  the game under minimax play (declarer maximises, defenders minimise), the skat (suit
+  and grand) and the points already won included. Null has no card-point value
+  (``declarer_points`` is ``None``).
+- ``move_values=True`` adds the value of every legal move of the player to move;
+  :meth:`Solver.root_values` values every root move of many worlds of one public
+  position (a PIMC decision) in one compiled call. All searches of a solver share one
+  transposition table.
+- :func:`target_for` turns an announced contract into its goal (61, 90 with
+  schneider, ``"schwarz"``, ``"null"``), to pass as ``threshold``.
 
 Ouvert contracts need nothing special (every card is visible anyway). The search
 (:mod:`skatsim.kernels.solver`, jit-compiled by numba) is a fail-soft alpha-beta
@@ -27,10 +31,10 @@ thread-safe: give each thread or process its own ``Solver``).
 >>> for a in ("18", "yes", "pass", "pass", "hand", "CH"):     # forehand: clubs hand
 ...     s.apply_action(s.string_to_action(a))
 >>> r = solve(s, mode="exact")
->>> r.value, r.declarer_wins, card_name(r.best_moves[0]) in ("CJ", "SJ", "HJ", "S8")
+>>> r.declarer_points, r.declarer_wins, card_name(r.best_moves[0]) in ("CJ", "SJ", "HJ", "S8")
 (78, True, True)
->>> solve(s, mode="threshold", threshold=90).value                  # no schneider
-0
+>>> solve(s, mode="threshold", threshold=90).declarer_wins          # no schneider
+False
 
 Positions can also be given as cards (here the last trick of a clubs game,
 declarer forehand to lead):
@@ -38,22 +42,24 @@ declarer forehand to lead):
 >>> from skatsim.rules import CLUBS
 >>> p = Position.make(hands=("CJ", "C7", "SA"), skat="D7 D8", game=CLUBS, declarer=0,
 ...                   leader=0, declarer_points=70, declarer_tricks=7)
->>> solve(p).value                                  # 70 + CJ 2 + SA 11
+>>> solve(p).declarer_points                        # 70 + CJ 2 + SA 11
 83
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Callable, Literal, Sequence, Union
 
 import numpy as np
 
 from .cards import ALL_CARDS, CardSet, CardsLike, card_name, card_points, parse_card, to_mask
+from .contracts import Contract
 from .kernels import solver as K
-from .rules import GAME_NAMES, NULL, legal_mask
+from .rules import GAME_NAMES, NULL, follow_mask, legal_mask
 
-__all__ = ["Position", "Solution", "Solver", "solve"]
+__all__ = ["Position", "Solution", "Solver", "solve", "target_for"]
 
 Mode = Literal["exact", "threshold"]
 
@@ -133,11 +139,17 @@ class Position:
         """Tricks still to finish, the current one included."""
         return bin(self.hands[(self.leader + 2) % 3]).count("1")
 
-    def legal_moves(self) -> list[int]:
-        """Card ids the player to move may play, ascending."""
+    def legal_cards_mask(self) -> int:
+        """Mask of the cards the player to move may play."""
         led = self.trick[0] if self.trick else -1
-        m = int(legal_mask(self.hands[self.player], led, self.game))
+        return int(legal_mask(self.hands[self.player], led, self.game))
+
+    def legal_cards(self) -> list[int]:
+        """Card ids the player to move may play, ascending."""
+        m = self.legal_cards_mask()
         return [c for c in range(32) if m >> c & 1]
+
+    legal_moves = legal_cards  # the earlier name
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first inconsistency."""
@@ -192,56 +204,134 @@ class Position:
                 f"seat {self.player} to move\n{seats}\n  skat: {CardSet.from_mask(self.skat)}")
 
 
+# --------------------------------------------------------------------------- targets
+
+Target = Union[int, str]
+
+
+def target_for(contract: "Contract | str | int") -> Target:
+    """The declarer's goal in the card play of an announced contract.
+
+    ``61`` card points; ``90`` with schneider announced; ``"schwarz"`` (every trick) with
+    schwarz announced, which suit and grand ouvert imply; ``"null"`` (no trick) in every
+    null game. Pass it as ``threshold=`` so the solver judges the declarer against the
+    announced goal.
+
+    >>> target_for("C"), target_for("GHS"), target_for("SHZ"), target_for("GO"), target_for("NO")
+    (61, 90, 'schwarz', 'schwarz', 'null')
+    """
+    c = _as_contract(contract)
+    if c.game == NULL:
+        return "null"
+    if c.game > NULL:
+        raise ValueError(f"Ramsch has no declarer and no target, got {c!r}")
+    if c.schwarz_announced:
+        return "schwarz"
+    if c.schneider_announced:
+        return 90
+    return 61
+
+
+def _as_contract(contract: Any) -> Contract:
+    if isinstance(contract, Contract):
+        return contract
+    if isinstance(contract, str):
+        return Contract.parse(contract)
+    if isinstance(contract, (int, np.integer)) and not isinstance(contract, bool):
+        return Contract(int(contract))
+    raise TypeError(f"contract must be a Contract, an ISS token or a game type 0..5, got {contract!r}")
+
+
+def _kernel_goal(game: int, threshold: Any) -> tuple[int, Target, int]:
+    """``(kernel mode, target, point threshold)`` for a game and a ``threshold`` argument."""
+    if game == NULL:
+        if threshold not in (61, "null"):  # 61: the default, meaningless in null
+            raise ValueError(f"a null game's only goal is 'null' (no trick), got threshold={threshold!r}")
+        return K.MODE_NULL, "null", 0
+    if threshold == "schwarz":
+        return K.MODE_TRICKS, "schwarz", 0
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) or not 0 <= threshold <= 120:
+        raise ValueError(f"threshold must be card points 0..120, 'schwarz' or (null) 'null', got {threshold!r}")
+    return K.MODE_POINTS, int(threshold), int(threshold)
+
+
 # --------------------------------------------------------------------------- solution
 
 
 @dataclass(frozen=True)
 class Solution:
-    """The result of :func:`solve`.
+    """The result of :func:`solve`; every field has one meaning in every mode.
 
     Attributes:
         mode: ``"exact"`` or ``"threshold"``.
         game: the game type.
-        target: the threshold in card points, ``"schwarz"`` (every trick), ``"null"``
-            (no trick), or ``None`` for exact card points.
-        value: exact mode: the declarer's final card points (skat and points already
-            won included); threshold mode and null: 1 if the declarer reaches the target.
+        declarer: the declarer's seat.
+        target: the declarer's goal: card points (61 by default, 90 for schneider),
+            ``"schwarz"`` (every trick) or ``"null"`` (no trick, every null game).
+        declarer_points: exact mode, suit and grand: the declarer's final card points
+            under minimax play (the skat and the points already won included);
+            ``None`` in threshold mode and in null.
+        declarer_wins: does the declarer reach ``target`` against best defence?
         player: seat to move.
         best_moves: card ids of optimal moves for the player to move: all of them with
             ``move_values``, otherwise at least one; every legal move when all are equal
             (in threshold mode: when the mover cannot reach his goal).
-        move_values: card id -> ``value`` after that move, when requested.
+        move_values: card id -> the declarer's final card points after that move
+            (exact mode, suit and grand), or 1/0: the declarer reaches ``target``
+            after it (threshold mode, null); when requested.
         nodes: search nodes visited (not compared by ``==``).
     """
 
     mode: str
     game: int
-    target: int | str | None
-    value: int
+    declarer: int
+    target: Target
+    declarer_points: int | None
+    declarer_wins: bool
     player: int
     best_moves: tuple[int, ...]
     move_values: dict[int, int] | None = field(default=None, compare=False)
     nodes: int = field(default=0, compare=False)
 
     @property
-    def declarer_wins(self) -> bool:
-        """Does the declarer win the card play (61+ points, the threshold, or null)?"""
-        if self.target is None:
-            return self.value >= 61
-        return self.value == 1
+    def value(self) -> int:
+        """Deprecated: ``declarer_points`` when known, else ``int(declarer_wins)``.
+        Use those two fields; ``value`` changes its meaning with the mode."""
+        warnings.warn("Solution.value is deprecated: use declarer_points or declarer_wins",
+                      DeprecationWarning, stacklevel=2)
+        return self.declarer_points if self.declarer_points is not None else int(self.declarer_wins)
+
+    def value_for(self, seat: int) -> float:
+        """The position's value for ``seat``: exact mode (suit, grand): card points of
+        the seat's side (the declarer's, or 120 minus them for a defender); otherwise 1.0
+        if the seat's side reaches its goal (the defenders': stopping the declarer), else 0.0."""
+        if seat not in (0, 1, 2):
+            raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
+        mine = seat == self.declarer
+        if self.declarer_points is not None:
+            return float(self.declarer_points if mine else 120 - self.declarer_points)
+        return 1.0 if self.declarer_wins == mine else 0.0
+
+    @property
+    def mover_value(self) -> float:
+        """:meth:`value_for` the player to move."""
+        return self.value_for(self.player)
 
     def __str__(self) -> str:
         moves = " ".join(card_name(c) for c in self.best_moves)
-        head = f"{GAME_NAMES[self.game]} {self.mode}"
-        if self.target is not None:
-            head += f" (target {self.target})"
-        s = f"{head}: value {self.value}, seat {self.player} best: {moves} [{self.nodes} nodes]"
+        head = f"{GAME_NAMES[self.game]} {self.mode} (target {self.target})"
+        pts = f"declarer points {self.declarer_points}, " if self.declarer_points is not None else ""
+        verdict = "wins" if self.declarer_wins else "loses"
+        s = f"{head}: {pts}declarer {verdict}, seat {self.player} best: {moves} [{self.nodes} nodes]"
         if self.move_values:
             s += "\n  " + "  ".join(f"{card_name(c)}={v}" for c, v in sorted(self.move_values.items()))
         return s
 
 
 # --------------------------------------------------------------------------- solver
+
+_PROGRESS_MIN = 256   # batches with more rows than this show a progress bar by default
+_PROGRESS_CHUNK = 32  # rows per compiled call while a progress bar is shown
 
 
 class Solver:
@@ -254,34 +344,39 @@ class Solver:
             positions near the end.
         tt_split: tricks left from which positions go to the main table.
 
-    Keep one per thread or process. Successive positions of one deal (for example
-    along a game) reuse the table; :meth:`reset` forgets it.
+    Keep one per thread or process. Table entries name the whole position (each seat's
+    cards, the leader, game, declarer and mode), so they stay valid across solves: along
+    a game, across the worlds of a PIMC decision and across deals. :meth:`reset` empties
+    the table (only timing needs that).
     """
 
     def __init__(self, tt_bits: int = 20, small_bits: int = 16, tt_split: int = 5) -> None:
         for name, v, lo, hi in (("tt_bits", tt_bits, 10, 26), ("small_bits", small_bits, 8, 22),
                                 ("tt_split", tt_split, 2, 11)):
-            if not lo <= v <= hi:
-                raise ValueError(f"{name} must be in {lo}..{hi}, got {v!r}")
-        self.tt_slots = 1 << tt_bits
-        self.small_slots = 1 << small_bits
-        self.tt_split = tt_split
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+                raise ValueError(f"{name} must be an int in {lo}..{hi}, got {v!r}")
+        self.tt_slots = 1 << int(tt_bits)
+        self.small_slots = 1 << int(small_bits)
+        self.tt_split = int(tt_split)
         self._T = np.zeros(2 * (self.tt_slots + self.small_slots), dtype=np.int64)
         self._W = np.zeros(K.W_SIZE, dtype=np.int64)
-        self._epoch = 0
-        self._last: tuple[Any, ...] | None = None
         self._game = 0
 
     def reset(self) -> None:
-        """Forget earlier searches: the next solve starts from an empty table."""
-        self._last = None
+        """Empty the transposition table (the next solve starts from scratch)."""
+        self._T[:] = 0
 
     @property
     def passes(self) -> int:
         """Root searches run by the last solve (exact values take several)."""
         return int(self._W[K.W_PASSES])
 
-    def solve(self, position: Any = None, *, mode: Mode = "exact", threshold: int | str = 61,
+    @property
+    def nodes(self) -> int:
+        """Search nodes visited by the last solve or batch."""
+        return int(self._W[K.W_NODES])
+
+    def solve(self, position: Any = None, *, mode: Mode = "exact", threshold: Target = 61,
               move_values: bool = False, **cards: Any) -> Solution:
         """See :func:`solve`."""
         if position is None:
@@ -295,39 +390,108 @@ class Solver:
             pos = Position.from_state(position)
         if mode not in ("exact", "threshold"):
             raise ValueError(f"mode must be 'exact' or 'threshold', got {mode!r}")
-        if pos.game == NULL:
-            kmode, target = K.MODE_NULL, "null"
-        elif mode == "threshold" and threshold == "schwarz":
-            kmode, target = K.MODE_TRICKS, "schwarz"
-        elif mode == "threshold":
-            if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) \
-                    or not 0 <= threshold <= 120:
-                raise ValueError(f"threshold must be card points 0..120 or 'schwarz', got {threshold!r}")
-            kmode, target = K.MODE_POINTS, int(threshold)
-        else:
-            kmode, target = K.MODE_POINTS, None
-        return self._run(pos, mode, kmode, target, move_values)
+        kmode, target, _ = _kernel_goal(pos.game, threshold)
+        return self._run(pos, mode, kmode, target, bool(move_values))
+
+    def root_values(self, worlds: Any, public: Any, *, mode: Mode = "threshold", threshold: Target = 61,
+                    progress: bool | None = None) -> np.ndarray:
+        """Values of every root move in many worlds of one public position, in one compiled call.
+
+        Args:
+            worlds: ``(n, 4)`` card masks: the hands of seats 0, 1, 2 and the skat pile
+                per world (what :func:`skatsim.infostate.sample_worlds` returns).
+            public: what the worlds share: an :class:`~skatsim.infostate.InfoState`, a
+                :class:`Position` (its cards are ignored) or a ``SkatState`` in the play phase.
+            mode: ``"threshold"`` (does the declarer reach ``threshold`` after the move?
+                the cheap question) or ``"exact"`` (his final card points after it).
+            threshold: 61, 90, ... card points, ``"schwarz"``, or (null) ``"null"``;
+                :func:`target_for` gives the announced goal.
+            progress: a tqdm progress bar (default: for more than 256 worlds).
+
+        Returns:
+            ``int64 (n, 32)``: per world and card id, -1 if the card is not a legal move;
+            else 1/0 (threshold mode and null: the declarer reaches the target) or the
+            declarer's final card points (exact mode, suit and grand).
+        """
+        pub = _public_position(public)
+        w = _world_array(worlds)
+        rows = _rows_from_worlds(w, pub)
+        return self._batch(rows, pub.game, pub.declarer, mode, threshold, progress)
+
+    def solve_many(self, positions: Sequence[Position], *, mode: Mode = "threshold", threshold: Target = 61,
+                   progress: bool | None = None) -> np.ndarray:
+        """Root move values (as :meth:`root_values`) of many positions of one game and
+        declarer in one compiled call: ``int64 (len(positions), 32)``."""
+        positions = list(positions)
+        if not positions:
+            return np.zeros((0, 32), np.int64)
+        g, d = positions[0].game, positions[0].declarer
+        rows = np.zeros((len(positions), K.B_COLS), np.int64)
+        for i, p in enumerate(positions):
+            if not isinstance(p, Position):
+                raise TypeError(f"positions[{i}] is not a Position: {type(p).__name__}")
+            p.validate()
+            if (p.game, p.declarer) != (g, d):
+                raise ValueError(f"positions[{i}] has game {p.game} / declarer {p.declarer}; a batch needs one "
+                                 f"game and declarer (positions[0]: {g} / {d})")
+            rows[i] = _row(p.hands, p.skat, p)
+        return self._batch(rows, g, d, mode, threshold, progress)
+
+    def value_function(self, mode: Mode = "threshold", threshold: Target | None = None) -> Callable[[Any, int], float]:
+        """An OpenSpiel ``PIMCBot``-style ``value_function(state, seat) -> float``.
+
+        ``state``: a ``SkatState`` (play phase or finished) or a :class:`Position`;
+        the value is :meth:`Solution.value_for` ``seat``: 1.0/0.0 (threshold mode: the
+        seat's side reaches its goal) or the side's card points (exact mode). The goal
+        is ``threshold``, default the state's announced one (:func:`target_for`; 61 for
+        a Position).
+        """
+        if mode not in ("exact", "threshold"):
+            raise ValueError(f"mode must be 'exact' or 'threshold', got {mode!r}")
+
+        def value_function(state: Any, seat: int) -> float:
+            contract = None if isinstance(state, Position) else getattr(state, "contract", None)
+            goal = threshold if threshold is not None else (target_for(contract) if contract is not None else 61)
+            if not isinstance(state, Position) and getattr(state, "phase", None) == "done":
+                return _finished_value(state, seat, mode, goal)
+            return self.solve(state, mode=mode, threshold=goal).value_for(seat)
+
+        return value_function
 
     # ------------------------------------------------------------------ internals
-    def _begin(self, hands: tuple[int, int, int], game: int, declarer: int, kmode: int) -> None:
-        """Set up ``W``; keep the table's entries (same epoch) when the cards still held
-        belong to the same seats as in the last deal solved, else start a new epoch."""
-        last = self._last
-        same = (last is not None and last[1:] == (game, declarer, kmode)
-                and all(h & ~lh == 0 for h, lh in zip(hands, last[0])))
-        if not same:
-            self._epoch += 1
-            if self._epoch >= 1 << 29:  # the key holds 29 epoch bits
-                self._T[:] = 0
-                self._epoch = 1
-            self._last = (hands, game, declarer, kmode)
+    def _setup(self, game: int, declarer: int, kmode: int) -> None:
         self._game = game
-        K.setup(self._W, game, declarer, kmode, self._epoch, self.tt_slots, self.small_slots,
-                tt_split=self.tt_split)
+        K.setup(self._W, game, declarer, kmode, self.tt_slots, self.small_slots, tt_split=self.tt_split)
+
+    def _batch(self, rows: np.ndarray, game: int, declarer: int, mode: str, threshold: Any,
+               progress: bool | None) -> np.ndarray:
+        if mode not in ("exact", "threshold"):
+            raise ValueError(f"mode must be 'exact' or 'threshold', got {mode!r}")
+        kmode, _, pts = _kernel_goal(game, threshold)
+        exact_values = mode == "exact" and kmode == K.MODE_POINTS
+        self._setup(game, declarer, kmode)
+        n = len(rows)
+        out = np.empty((n, 32), np.int64)
+        show = n > _PROGRESS_MIN if progress is None else bool(progress)
+        if not show:
+            K.batch_root_values(self._W, self._T, rows, game, kmode, pts, exact_values, out)
+            return out
+        from tqdm.auto import tqdm
+
+        nodes = 0
+        with tqdm(total=n, desc="solving", unit="world") as bar:
+            for a in range(0, n, _PROGRESS_CHUNK):
+                b = min(n, a + _PROGRESS_CHUNK)
+                K.batch_root_values(self._W, self._T, rows[a:b], game, kmode, pts, exact_values, out[a:b])
+                nodes += int(self._W[K.W_NODES])
+                self._W[K.W_NODES] = 0
+                bar.update(b - a)
+        self._W[K.W_NODES] = nodes
+        return out
 
     def _run(self, pos: Position, mode: str, kmode: int, target: Any, move_values: bool) -> Solution:
         g, d = pos.game, pos.declarer
-        self._begin(pos.hands, g, d, kmode)
+        self._setup(g, d, kmode)
         W, T = self._W, self._T
         ntr = pos.tricks_left
         k = len(pos.trick)
@@ -341,103 +505,141 @@ class Solver:
         for r in rt:
             live |= 1 << r
         rem = int(K.value_of(W, live)) + int(W[K.W_TB]) * ntr  # the most V can be
-        # base: what the declarer already has; need: what V must reach (None: exact)
-        need: int | None
+        # base: what the declarer already has; need: what V must reach
+        exact_pts = mode == "exact" and kmode == K.MODE_POINTS
         if kmode == K.MODE_POINTS:
             base = pos.declarer_points + (int(card_points(pos.skat)) if g != NULL else 0)
-            need = None if target is None else target - base
+            need = int(target) - base
         elif kmode == K.MODE_TRICKS:
             base = 0
             need = ntr if pos.declarer_tricks == 10 - ntr else rem + 1
         else:
             base = 0
             need = ntr
-        legal = pos.legal_moves()
+        legal = pos.legal_cards()
+        mover_max = pos.player == d
         if ntr == 0:
-            value = base if need is None else int(need <= 0)
-            return Solution(mode, g, target, value, pos.player, (), {} if move_values else None, 0)
-
+            return Solution(mode, g, d, target, base if exact_pts else None,
+                            (base >= int(target)) if kmode == K.MODE_POINTS else need <= 0,
+                            pos.player, (), {} if move_values else None, 0)
         args = (rh[0], rh[1], rh[2], leader, rem, ntr, k, fa, fb)
         mv: dict[int, int] | None = None
+        points: int | None = None
         if move_values:
-            mv = self._move_values(args, need, base)
-            mover_max = pos.player == d
-            value = max(mv.values()) if mover_max else min(mv.values())
-            best = tuple(c for c in legal if mv[c] == value)
-        elif need is None:
+            tmp = np.empty(32, np.int64)
+            lm = int(K.root_move_values(W, T, *args, need, exact_pts, 60 - base, tmp))
+            vals = {int(K.FROM_RANK[g, r]): (base + int(tmp[r]) if exact_pts else int(tmp[r]))
+                    for r in range(32) if lm >> r & 1}
+            mv = dict(sorted(vals.items()))
+            top = max(mv.values()) if mover_max else min(mv.values())
+            best = tuple(c for c in legal if mv[c] == top)
+            if exact_pts:
+                points = top
+                wins = top >= int(target)
+            else:
+                wins = top == 1
+        elif exact_pts:
             v, bm = K.exact(W, T, *args, 60 - base, 0, rem)
-            value = base + int(v)
+            points = base + int(v)
+            wins = points >= int(target)
             best = (int(K.FROM_RANK[g, bm]),) if bm >= 0 else tuple(legal)
         else:
             W[K.W_ROOTBEST] = -1
             W[K.W_PASSES] = 1
             v = K.search(W, T, rh[0], rh[1], rh[2], leader, need - 1, need, rem, ntr, k, fa, fb, 1)
-            value = int(v >= need)
-            mover_wins = value == int(pos.player == d)
+            wins = bool(v >= need)
             bm = int(W[K.W_ROOTBEST])
-            best = (int(K.FROM_RANK[g, bm]),) if mover_wins and bm >= 0 else tuple(legal)
-        return Solution(mode, g, target, int(value), pos.player, best, mv, int(W[K.W_NODES]))
+            best = (int(K.FROM_RANK[g, bm]),) if wins == mover_max and bm >= 0 else tuple(legal)
+        return Solution(mode, g, d, target, points, bool(wins), pos.player, best, mv, int(W[K.W_NODES]))
 
-    def _move_values(self, args: tuple[int, ...], need: int | None, base: int) -> dict[int, int]:
-        """Value of each legal move (card id -> value): one child per class of equivalent
-        cards, solved in turn on one table, the last value the next guess."""
-        W, T = self._W, self._T
-        ha, hb, hc, leader, rem, ntr, k, fa, fb = args
-        hands = [ha, hb, hc]
-        mover = hands[k]
-        if k == 0:
-            legal, sep = mover, hb | hc
-        else:
-            legal = mover & int(W[K.W_SEGM + fa]) or mover
-            sep = (ha | hb | hc) & ~mover | (1 << fa) | ((1 << fb) if k == 2 else 0)
-        repmap = np.full(32, -1, np.int64)
-        K.rep_map(W, legal, sep, repmap)
-        vals: dict[int, int] = {}
-        guess = 60 - base
-        for r in range(32):
-            if not (legal >> r & 1) or repmap[r] != r:
-                continue
-            child = list(hands)
-            child[k] = mover & ~(1 << r)
-            if k < 2:  # the trick goes on: the move becomes a fixed card of it
-                cfa = r if k == 0 else fa
-                cfb = r if k == 1 else fb
-                if need is None:
-                    v, _ = K.exact(W, T, child[0], child[1], child[2], leader, rem, ntr, k + 1, cfa, cfb,
-                                   guess, 0, rem)
-                    guess = int(v)
-                    vals[r] = base + int(v)
-                else:
-                    v = K.search(W, T, child[0], child[1], child[2], leader, need - 1, need, rem, ntr,
-                                 k + 1, cfa, cfb, 0)
-                    vals[r] = int(v >= need)
-                continue
-            # the move completes the trick
-            w, gain, pts = K.trick_result(W, fa, fb, r, leader)
-            nxt = [child[(w + i) % 3] for i in range(3)]
-            nl = (leader + w) % 3
-            crem = rem - pts - int(W[K.W_TB])
-            if need is None:
-                v = 0
-                if ntr > 1:
-                    v, _ = K.exact(W, T, nxt[0], nxt[1], nxt[2], nl, crem, ntr - 1, 0, 0, 0,
-                                   guess - gain, 0, crem)
-                vals[r] = base + gain + int(v)
-                guess = gain + int(v)
-            else:
-                sub = 0
-                if ntr > 1:
-                    sub = K.search(W, T, nxt[0], nxt[1], nxt[2], nl, need - gain - 1, need - gain,
-                                   crem, ntr - 1, 0, 0, 0, 0)
-                vals[r] = int(gain + sub >= need)
-        g = self._game
-        return {int(K.FROM_RANK[g, r]): vals[int(repmap[r])] for r in range(32) if legal >> r & 1}
+
+def _finished_value(state: Any, seat: int, mode: str, goal: Any) -> float:
+    """:meth:`Solver.value_function` of a finished game (no search)."""
+    d = state.declarer
+    if d is None:
+        raise ValueError("the game has no declarer (passed in or Ramsch): no value to give")
+    from .kernels import game as G
+
+    r = state._result_array()
+    pts = int(r[G.R_DECL_POINTS])
+    tricks = int(r[G.R_DECL_TRICKS])
+    if mode == "exact" and state.game_type != NULL:
+        return float(pts if seat == d else 120 - pts)
+    wins = tricks == 0 if goal == "null" else tricks == 10 if goal == "schwarz" else pts >= int(goal)
+    return 1.0 if wins == (seat == d) else 0.0
+
+
+def _public_position(public: Any) -> Position:
+    """The public part of a root (game, declarer, trick, leader, declarer's tally) as a Position
+    whose cards are placeholders."""
+    if isinstance(public, Position):
+        return public
+    to_pos = getattr(public, "public_position", None)
+    if callable(to_pos):  # an InfoState
+        return to_pos()
+    return Position.from_state(public)
+
+
+def _world_array(worlds: Any) -> np.ndarray:
+    w = np.asarray(worlds)
+    if w.ndim != 2 or w.shape[1] != 4 or w.dtype.kind not in "iu":
+        raise ValueError(f"worlds must be an integer array of shape (n, 4) (hands of seats 0..2, skat), "
+                         f"got {w.dtype} {w.shape}")
+    if w.size and (w.min() < 0 or w.max() > ALL_CARDS):
+        raise ValueError("worlds hold values that are not 32-bit card masks")
+    return w.astype(np.int64, copy=False)
+
+
+def _row(hands: Sequence[int], skat: int, pub: Position) -> np.ndarray:
+    r = np.zeros(K.B_COLS, np.int64)
+    r[K.B_H0:K.B_H0 + 3] = hands
+    r[K.B_SKAT] = skat
+    r[K.B_LEADER] = pub.leader
+    r[K.B_NTRICK] = len(pub.trick)
+    r[K.B_T0] = pub.trick[0] if len(pub.trick) > 0 else 0
+    r[K.B_T1] = pub.trick[1] if len(pub.trick) > 1 else 0
+    r[K.B_DPOINTS] = pub.declarer_points
+    r[K.B_DTRICKS] = pub.declarer_tricks
+    return r
+
+
+def _popcount_rows(a: np.ndarray) -> np.ndarray:
+    return np.unpackbits(a.astype("<u4").view(np.uint8).reshape(a.shape + (4,)), axis=-1).sum(-1)
+
+
+def _rows_from_worlds(w: np.ndarray, pub: Position) -> np.ndarray:
+    """Kernel rows for worlds of one public position, validated: world 0 as a whole
+    :class:`Position`, the others vectorised (same cards in play, counts, follow suit)."""
+    n = len(w)
+    rows = np.zeros((n, K.B_COLS), np.int64)
+    if n == 0:
+        return rows
+    first = Position((int(w[0, 0]), int(w[0, 1]), int(w[0, 2])), int(w[0, 3]), pub.game, pub.declarer,
+                     pub.trick, pub.leader, pub.declarer_points, pub.declarer_tricks)
+    try:
+        first.validate()
+    except ValueError as e:
+        raise ValueError(f"world 0: {e}") from None
+    union = w[:, 0] | w[:, 1] | w[:, 2] | w[:, 3]
+    total = _popcount_rows(w).sum(axis=1)
+    bad = (union != union[0]) | (total != total[0]) | (_popcount_rows(w) != _popcount_rows(w[:1])).any(axis=1)
+    if len(pub.trick) == 2:
+        follow = int(follow_mask(pub.trick[0], pub.game))
+        if not follow >> pub.trick[1] & 1:  # seat 2 of the trick showed a void
+            bad |= (w[:, (pub.leader + 1) % 3] & follow) != 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"world {i} does not fit the public position: it must hold the same cards as world 0 "
+                         f"(in the same counts per seat) and respect the trick in progress")
+    rows[:, K.B_H0:K.B_H0 + 4] = w
+    rows[:, K.B_LEADER:] = _row(first.hands, first.skat, first)[K.B_LEADER:]
+    return rows
 
 
 _DEFAULT: Solver | None = None
 
 
-def solve(position: Any = None, *, mode: Mode = "exact", threshold: int | str = 61,
+def solve(position: Any = None, *, mode: Mode = "exact", threshold: Target = 61,
           move_values: bool = False, solver: Solver | None = None, **cards: Any) -> Solution:
     """Solve a play-phase position open-handed (jit-compiled by numba).
 
@@ -446,9 +648,11 @@ def solve(position: Any = None, *, mode: Mode = "exact", threshold: int | str = 
             :class:`Position`; or ``None`` and the :meth:`Position.make` keywords
             (``hands``, ``skat``, ``game``, ``declarer``, ``trick``, ``leader``,
             ``declarer_points``, ``declarer_tricks``).
-        mode: ``"exact"`` (the declarer's card points) or ``"threshold"``.
-        threshold: card points the declarer must reach (default 61), or
-            ``"schwarz"`` for every trick. Ignored in exact mode and in null.
+        mode: ``"exact"`` (the declarer's card points, and whether they reach the
+            target) or ``"threshold"`` (only whether he reaches the target: faster).
+        threshold: the declarer's goal: card points (default 61; 90 for schneider),
+            ``"schwarz"`` for every trick; null games always have goal ``"null"``.
+            :func:`target_for` gives the goal of an announced contract.
         move_values: also solve every legal move of the player to move.
         solver: a :class:`Solver` (own transposition table); default: a shared one.
 
@@ -459,11 +663,11 @@ def solve(position: Any = None, *, mode: Mode = "exact", threshold: int | str = 
     >>> from skatsim.rules import GRAND
     >>> r = solve(hands=("DQ D9", "SA D8", "HK H8"), skat="H9 DK", game=GRAND, declarer=1,
     ...           leader=1, declarer_points=55, declarer_tricks=4, move_values=True)
-    >>> r.value, [card_name(c) for c in r.best_moves], {card_name(c): v for c, v in r.move_values.items()}
+    >>> r.declarer_points, [card_name(c) for c in r.best_moves], {card_name(c): v for c, v in r.move_values.items()}
     (70, ['SA'], {'D8': 59, 'SA': 70})
     >>> solve(hands=("DQ D9", "SA D8", "HK H8"), skat="H9 DK", game=GRAND, declarer=1,
-    ...       leader=1, declarer_points=55, declarer_tricks=4, mode="threshold", threshold=61).value
-    1
+    ...       leader=1, declarer_points=55, declarer_tricks=4, mode="threshold", threshold=61).declarer_wins
+    True
     """
     global _DEFAULT
     if solver is None:

@@ -20,8 +20,11 @@ The declarer maximises ``V``, the defenders minimise it. :func:`search` is a
 fail-soft alpha-beta on ``V``: a result ``<= alpha`` is an upper bound, ``>= beta`` a
 lower bound, in between exact; ``(need - 1, need)`` asks "``V >= need``?".
 Transposition entries store bounds on ``V`` at trick boundaries, keyed on the
-remaining cards and the leader (an *epoch* tags the deal), so one table serves
-every threshold, every pass of :func:`exact` and every root move.
+cards each seat still holds, the leader and the *context* (game, declarer, mode; see
+the TT layout below). ``V`` counts only what is still to come, so an entry is valid in
+every position with those holdings: one table serves every threshold, every pass of
+:func:`exact`, every root move, every world of a PIMC decision and every later
+position of the same contract, with no epoch to bump.
 
 **Search.** One call handles one trick as three nested move loops (leader, second,
 third hand) and recurses at the next trick. Moves: one per class of equivalent
@@ -99,7 +102,7 @@ W_TB = 2         # value of a trick itself (tricks modes: 1)
 W_INV = 3        # 1: the declarer gains the tricks he loses (null)
 W_TSTART = 4     # lowest trump rank (32: no trumps)
 W_TRUMPS = 5     # rank mask of the trumps
-W_EPOCH = 6      # deal tag stored in TT keys
+W_CTX = 6        # context tag (game, declarer, mode) stored in TT entries
 W_TTMASK = 7     # TT slots - 1
 W_ROOTBEST = 8   # move that decided the last root search (-1: none)
 W_TTMIN = 9      # use the TT only with at least this many tricks left
@@ -123,6 +126,31 @@ W_SIZE = W_SAMECV + 32
 ALL32 = 0xFFFF_FFFF
 _NEG = -1_000
 _POS = 1_000
+
+# ----------------------------------------------------------------------------- T layout
+# T holds entries of two int64 words, the main table at T[0:2*slots] and the small one at
+# T[W_TTBASE2:]. Hands are rank masks in leader order (ha leads, hb second, hc third).
+#   key word:  ha | (hb & 0x7FFF_FFFF) << 32                       (63 bits, never negative)
+#   data word: lo | hi << TT_BOUND_BITS | (move + 1) << TT_MOVE_SHIFT     (payload, 20 bits)
+#              | tag << TT_TAG_SHIFT, tag = hb >> 31 | hc << 1 | leader << 33 | ctx << 35
+# lo/hi: bounds on V (0..120 fit TT_BOUND_BITS = 7); move: rank of the best move, -1 none.
+# ctx = 1 + game * 9 + declarer * 3 + mode (1..54; 0 marks an empty slot) takes CTX_BITS.
+# Key and tag together name the whole position, so no entry is ever reused wrongly, in any
+# deal or world; both words stay below 2**63, so plain Python (NUMBA_DISABLE_JIT=1) stores
+# the same values.
+TT_BOUND_BITS = 7
+TT_BOUND_MASK = (1 << TT_BOUND_BITS) - 1
+TT_MOVE_SHIFT = 2 * TT_BOUND_BITS
+TT_MOVE_MASK = 63
+TT_TAG_SHIFT = TT_MOVE_SHIFT + 6
+CTX_BITS = 8
+_LOW31 = 0x7FFF_FFFF
+assert TT_TAG_SHIFT + 35 + CTX_BITS <= 63
+
+
+def context_id(game: int, declarer: int, mode: int) -> int:
+    """The TT context tag of a contract, declarer and mode (1..54)."""
+    return 1 + game * 9 + declarer * 3 + mode
 
 
 def _template(game: int, mode: int) -> np.ndarray:
@@ -156,15 +184,15 @@ def _template(game: int, mode: int) -> np.ndarray:
 _TEMPLATES: dict[tuple[int, int], np.ndarray] = {}
 
 
-def setup(W: np.ndarray, game: int, declarer: int, mode: int, epoch: int, tt_slots: int,
+def setup(W: np.ndarray, game: int, declarer: int, mode: int, tt_slots: int,
           small_slots: int, tt_min: int = 2, tt_split: int = 5) -> None:
-    """Fill ``W`` for one deal and contract (Python side, once per solve)."""
+    """Fill ``W`` for one contract, declarer and mode (Python side, once per solve)."""
     t = _TEMPLATES.get((game, mode))
     if t is None:
         t = _TEMPLATES[(game, mode)] = _template(game, mode)
     W[:] = t
     W[W_DECL] = declarer
-    W[W_EPOCH] = epoch
+    W[W_CTX] = context_id(game, declarer, mode)
     W[W_TTMASK] = tt_slots - 1
     W[W_TTMIN] = tt_min
     W[W_TTSPLIT] = tt_split
@@ -383,15 +411,43 @@ def value_of(W, m: int) -> int:
             + 3 * popcount(m & W[W_PM + 3]) + 2 * popcount(m & W[W_PM + 4]))
 
 
-@njit(cache=True)
-def _tt_index(live: int, leader: int, mask: int) -> int:
-    """Table slot of a position: a multiplicative hash that stays below 2**63, so
-    numba and plain Python (``NUMBA_DISABLE_JIT=1``) compute the same slot."""
-    h = (live ^ (leader << 30)) * 0x2545F491  # < 2**33 * 2**30
+@njit(cache=True, inline="always")
+def _tt_index(ha: int, hb: int, hc: int, leader: int, mask: int) -> int:
+    """Table slot of a position: a multiplicative hash of the three hands and the leader
+    that stays below 2**63, so numba and plain Python (``NUMBA_DISABLE_JIT=1``) compute
+    the same slot."""
+    x = ha ^ (((hb << 11) | (hb >> 21)) & ALL32) ^ (((hc << 22) | (hc >> 10)) & ALL32)
+    h = (x ^ (leader << 30)) * 0x2545F491  # < 2**33 * 2**30
     h ^= h >> 27
-    h = (h & 0xFFFF_FFFF) * 0x2545F491 + (h >> 32)
+    h = (h & ALL32) * 0x2545F491 + (h >> 32)
     h ^= h >> 31
     return h & mask
+
+
+@njit(cache=True, inline="always")
+def _narrow(v: int, a: int, b: int, is_max: bool):
+    """The window ``(a, b)`` of the next child once the best value so far is ``v``:
+    a maximiser raises ``a``, a minimiser lowers ``b``."""
+    if is_max:
+        if v > a:
+            a = v
+    elif v < b:
+        b = v
+    return a, b
+
+
+@njit(cache=True, inline="always")
+def _update(v: int, best: int, mv: int, bestmv: int, is_max: bool):
+    """Fold child value ``v`` of move ``mv`` into ``(best, bestmv)`` (max or min)."""
+    if (v > best) if is_max else (v < best):
+        return v, mv
+    return best, bestmv
+
+
+@njit(cache=True, inline="always")
+def _cuts(v: int, a: int, b: int, is_max: bool) -> bool:
+    """Does the best value ``v`` so far end the loop over window ``(a, b)``?"""
+    return v >= b if is_max else v <= a
 
 
 @njit(cache=True)
@@ -465,19 +521,20 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
     lo = 0
     hi = rem
     key = 0
+    tag = 0
     idx = 0
     if usett:
-        live = ha | hb | hc
-        key = live | (leader << 32) | (W[W_EPOCH] << 34)
+        key = ha | ((hb & _LOW31) << 32)
+        tag = (hb >> 31) | (hc << 1) | (leader << 33) | (W[W_CTX] << 35)
         if ntr >= W[W_TTSPLIT]:
-            idx = 2 * _tt_index(live, leader, W[W_TTMASK])
+            idx = 2 * _tt_index(ha, hb, hc, leader, W[W_TTMASK])
         else:
-            idx = W[W_TTBASE2] + 2 * _tt_index(live, leader, W[W_TTMASK2])
-        if T[idx] == key:
-            d = T[idx + 1]
-            lo = d & 255
-            hi = (d >> 8) & 255
-            ttmove = ((d >> 16) & 63) - 1
+            idx = W[W_TTBASE2] + 2 * _tt_index(ha, hb, hc, leader, W[W_TTMASK2])
+        d = T[idx + 1]
+        if T[idx] == key and (d >> TT_TAG_SHIFT) == tag:
+            lo = d & TT_BOUND_MASK
+            hi = (d >> TT_BOUND_BITS) & TT_BOUND_MASK
+            ttmove = ((d >> TT_MOVE_SHIFT) & TT_MOVE_MASK) - 1
             if root == 0:
                 if lo >= beta:
                     return lo
@@ -525,14 +582,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
         bita = 1 << ca
         ha2 = ha & ~bita
         segm = W[W_SEGM + ca]
-        # window of this branch
-        aa = alpha
-        ba = beta
-        if amax:
-            if va > aa:
-                aa = va
-        elif va < ba:
-            ba = va
+        aa, ba = _narrow(va, alpha, beta, amax)  # window of this branch
         if nfix >= 2:
             W[offb] = fb
             nb = 1
@@ -560,13 +610,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
             ib += 1
             bitb = 1 << cb
             hb2 = hb & ~bitb
-            ab = aa
-            bb = ba
-            if bmax:
-                if vb > ab:
-                    ab = vb
-            elif vb < bb:
-                bb = vb
+            ab, bb = _narrow(vb, aa, ba, bmax)
             if cb > ca and (cb >= ts or (segm >> cb) & 1):
                 best = cb
                 wb = 1
@@ -608,68 +652,35 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                     x, y, z = hb2, hc2, ha2
                 else:
                     x, y, z = hc2, ha2, hb2
-                ac = ab
-                bc = bb
-                if cmax:
-                    if vc > ac:
-                        ac = vc
-                elif vc < bc:
-                    bc = vc
+                ac, bc = _narrow(vc, ab, bb, cmax)
                 crem = rem - pts - tb
                 if ntr == 2:
                     W[W_NODES] += 1
                     v = g + last_trick(W, x, y, z, nl)
                 else:
                     v = g + search(W, T, x, y, z, nl, ac - g, bc - g, crem, ntr - 1, nz, nz, nz, nz)
-                if cmax:
-                    if v > vc:
-                        vc = v
-                        bestc = cc
-                    if vc >= bc:
-                        break
-                else:
-                    if v < vc:
-                        vc = v
-                        bestc = cc
-                    if vc <= ac:
-                        break
-            cut = vc >= bb if cmax else vc <= ab
+                vc, bestc = _update(v, vc, cc, bestc, cmax)
+                if _cuts(vc, ac, bc, cmax):
+                    break
+            cut = _cuts(vc, ab, bb, cmax)
             if cut and cc != firstc and nc > 1:
                 W[W_RKILL + 64 + best] = cc
             if root != 0 and nfix == 2:
                 W[W_ROOTBEST] = bestc
-            if bmax:
-                if vc > vb:
-                    vb = vc
-                    bestb = cb
-                if vb >= ba:
-                    break
-            else:
-                if vc < vb:
-                    vb = vc
-                    bestb = cb
-                if vb <= aa:
-                    break
-        cut = vb >= ba if bmax else vb <= aa
+            vb, bestb = _update(vc, vb, cb, bestb, bmax)
+            if _cuts(vb, aa, ba, bmax):
+                break
+        cut = _cuts(vb, aa, ba, bmax)
         if cut and cb != firstb and nb > 1:
             W[W_RKILL + ca] = cb
         if root != 0 and nfix == 1:
             W[W_ROOTBEST] = bestb
-        if amax:
-            if vb > va:
-                va = vb
-                bestmove = ca
-            if va >= beta:
-                break
-        else:
-            if vb < va:
-                va = vb
-                bestmove = ca
-            if va <= alpha:
-                break
+        va, bestmove = _update(vb, va, ca, bestmove, amax)
+        if _cuts(va, alpha, beta, amax):
+            break
     if root != 0 and nfix == 0:
         W[W_ROOTBEST] = bestmove
-    cut = va >= beta if amax else va <= alpha
+    cut = _cuts(va, alpha, beta, amax)
     if cut and ia > 1 and nfix == 0:
         W[W_HIST + leader * 32 + bestmove] += ntr * ntr
 
@@ -685,7 +696,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
             hi = va
         mv = bestmove if bestmove >= 0 else ttmove
         T[idx] = key
-        T[idx + 1] = lo | (hi << 8) | ((mv + 1) << 16)
+        T[idx + 1] = lo | (hi << TT_BOUND_BITS) | ((mv + 1) << TT_MOVE_SHIFT) | (tag << TT_TAG_SHIFT)
     return va
 
 
@@ -736,3 +747,137 @@ def exact(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr: int, nfix
         p -= 3
     mover_max = p == W[W_DECL]
     return lo, (best_hi if mover_max else best_lo)
+
+
+# ----------------------------------------------------------------------------- root move values
+
+
+@njit(cache=True)
+def root_move_values(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr: int, nfix: int,
+                     fa: int, fb: int, need: int, exact_values: bool, guess: int, out) -> int:
+    """Value of every legal move of the player to move, written to ``out[rank]`` (-1: illegal).
+
+    One child search per class of equivalent cards (:func:`rep_map`), all on one table.
+    ``exact_values``: ``out`` holds ``V`` after the move (the gain of a trick it
+    completes included; ``guess`` seeds the first :func:`exact`, each value the next);
+    otherwise 1 if ``V >= need`` after the move, else 0. Returns the legal rank mask.
+    """
+    nz = ntr - ntr  # a run-time 0 (see the numba note of search)
+    if nfix == 0:
+        mover = ha
+        legal = ha
+        sep = hb | hc
+    else:
+        mover = hb if nfix == 1 else hc
+        legal = mover & W[W_SEGM + fa]
+        if legal == 0:
+            legal = mover
+        sep = ((ha | hb | hc) & ~mover) | (1 << fa)
+        if nfix == 2:
+            sep |= 1 << fb
+    repmap = np.full(32, -1, np.int64)
+    rep_map(W, legal, sep, repmap)
+    for r in range(32):
+        out[r] = -1
+    tb = W[W_TB]
+    for r in range(32):
+        if not (legal >> r) & 1 or repmap[r] != r:
+            continue
+        bit = 1 << r
+        x = ha & ~bit if nfix == 0 else ha
+        y = hb & ~bit if nfix == 1 else hb
+        z = hc & ~bit if nfix == 2 else hc
+        if nfix < 2:  # the trick goes on: the move becomes a fixed card of it
+            cfa = r if nfix == 0 else fa
+            cfb = r if nfix == 1 else fb
+            if exact_values:
+                v, _ = exact(W, T, x, y, z, leader, rem, ntr, nfix + 1, cfa, cfb, guess, nz, rem)
+                guess = v
+                out[r] = v
+            else:
+                v = search(W, T, x, y, z, leader, need - 1, need, rem, ntr, nfix + 1, cfa, cfb, nz)
+                out[r] = 1 if v >= need else 0
+            continue
+        # the move completes the trick
+        w, gain, pts = trick_result(W, fa, fb, r, leader)
+        if w == 0:
+            a1, b1, c1 = x, y, z
+        elif w == 1:
+            a1, b1, c1 = y, z, x
+        else:
+            a1, b1, c1 = z, x, y
+        nl = leader + w
+        if nl >= 3:
+            nl -= 3
+        crem = rem - pts - tb
+        if exact_values:
+            v = nz
+            if ntr > 1:
+                v, _ = exact(W, T, a1, b1, c1, nl, crem, ntr - 1, nz, nz, nz, guess - gain, nz, crem)
+            out[r] = gain + v
+            guess = gain + v
+        else:
+            sub = nz
+            if ntr > 1:
+                sub = search(W, T, a1, b1, c1, nl, need - gain - 1, need - gain, crem, ntr - 1, nz, nz, nz, nz)
+            out[r] = 1 if gain + sub >= need else 0
+    for r in range(32):
+        if (legal >> r) & 1:
+            out[r] = out[repmap[r]]
+    return legal
+
+
+# rows of batch_root_values: the cards as they lie and the public part, card ids
+(B_H0, B_H1, B_H2, B_SKAT, B_LEADER, B_NTRICK, B_T0, B_T1, B_DPOINTS, B_DTRICKS, B_COLS) = range(11)
+
+
+@njit(cache=True)
+def batch_root_values(W, T, rows, game: int, mode: int, target: int, exact_values: bool, out) -> None:
+    """Root move values of many positions of one contract in one call: ``out[i, card]``.
+
+    ``rows[i]`` (``B_*`` columns, card ids): hands of seats 0..2, the skat (its points
+    count for the declarer in suit and grand), the trick leader, the number of cards in
+    the trick and the first two, the declarer's trick points and tricks so far.
+    ``mode`` (``MODE_*``) as set up in ``W``; ``target``: card points the declarer must
+    reach (``MODE_POINTS`` threshold). ``out[i, c]``: -1 for a card the mover may not
+    play; else, with ``exact_values`` (``MODE_POINTS`` only), the declarer's final card
+    points after ``c``; otherwise 1 if the declarer then reaches his goal (``target``
+    points, every trick, or no trick in null), 0 if not. The transposition table in
+    ``T`` is shared by all rows (sound: its entries name the whole position).
+    """
+    tmp = np.empty(32, np.int64)
+    tb = W[W_TB]
+    for i in range(rows.shape[0]):
+        leader = rows[i, B_LEADER]
+        k = rows[i, B_NTRICK]
+        p1 = leader + 1 if leader < 2 else 0
+        p2 = p1 + 1 if p1 < 2 else 0
+        ha = to_rank_mask(rows[i, B_H0 + leader], game)
+        hb = to_rank_mask(rows[i, B_H0 + p1], game)
+        hc = to_rank_mask(rows[i, B_H0 + p2], game)
+        ntr = popcount(hc)
+        fa = TO_RANK[game, rows[i, B_T0]] if k >= 1 else 0
+        fb = TO_RANK[game, rows[i, B_T1]] if k >= 2 else 0
+        live = ha | hb | hc
+        if k >= 1:
+            live |= 1 << fa
+        if k >= 2:
+            live |= 1 << fb
+        rem = value_of(W, live) + tb * ntr
+        base = 0
+        if mode == MODE_POINTS:
+            base = rows[i, B_DPOINTS] + value_of(W, to_rank_mask(rows[i, B_SKAT], game))
+            need = target - base
+        elif mode == MODE_TRICKS:
+            need = ntr if rows[i, B_DTRICKS] == 10 - ntr else rem + 1
+        else:
+            need = ntr
+        for c in range(32):
+            out[i, c] = -1
+        if ntr == 0:
+            continue
+        legal = root_move_values(W, T, ha, hb, hc, leader, rem, ntr, k, fa, fb, need, exact_values,
+                                 60 - base, tmp)
+        for r in range(32):
+            if (legal >> r) & 1:
+                out[i, FROM_RANK[game, r]] = base + tmp[r] if exact_values else tmp[r]
