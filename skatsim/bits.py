@@ -35,6 +35,7 @@ __all__ = [
     "seed_state",
     "rand_below",
     "derive_seed",
+    "seat_stream",
     "HAS_FAST_PDEP",
 ]
 
@@ -114,6 +115,19 @@ def derive_seed(seed: int, index: int) -> int:
     Independent of how the items are split across workers or chunks.
     """
     return mix64((int(seed) * _GOLDEN + int(index) + 1) & M64) >> 1
+
+
+def seat_stream(deal_seed: int, seat: int) -> int:
+    """The random stream (SplitMix64 state) of ``seat``'s player in the deal ``deal_seed``.
+
+    Keyed on the deal and the seat only, never on who sits there: in duplicate play every
+    agent in a seat draws from the same stream (common random numbers). Same value in
+    Python and in compiled code.
+
+    >>> seat_stream(7, 0) != seat_stream(7, 1) and 0 <= seat_stream(7, 2) < 2**63
+    True
+    """
+    return derive_seed(deal_seed, 0x5EA7_0000 + int(seat))
 
 
 def rand_below(state: int, n: int) -> tuple[int, int]:
@@ -218,11 +232,29 @@ def _mix64_ol(z):
     return impl
 
 
+@overload(derive_seed)
+def _derive_seed_ol(seed, index):
+    def impl(seed, index):
+        return _np.int64(mix64(_as_u64(seed) * _U_GOLDEN + _as_u64(index + 1)) >> _np.uint64(1))
+
+    return impl
+
+
+@overload(seat_stream)
+def _seat_stream_ol(deal_seed, seat):
+    def impl(deal_seed, seat):
+        return derive_seed(deal_seed, 0x5EA7_0000 + seat)
+
+    return impl
+
+
 @overload(rand_below)
 def _rand_below_ol(state, n):
     def impl(state, n):
-        s = (state + _GOLDEN_HALF) & _M63
-        u = _as_u64(s)
+        # unsigned add: a signed one may be compiled as non-wrapping (nsw), and LLVM then
+        # drops the mask when draws are chained in one function
+        u = (_as_u64(state) + _U_GOLDEN_HALF) & _U_M63
+        s = _as_i64(u)
         u = (u ^ (u >> 30)) * _U_MUL1
         u = (u ^ (u >> 27)) * _U_MUL2
         u = u ^ (u >> 31)
@@ -257,6 +289,9 @@ import numpy as _np  # noqa: E402
 
 _U_MUL1 = _np.uint64(_MUL1)
 _U_MUL2 = _np.uint64(_MUL2)
+_U_GOLDEN = _np.uint64(_GOLDEN)
 _M63 = M64 >> 1
 # ``state + _GOLDEN`` masked to 63 bits equals ``state + (_GOLDEN mod 2**63)`` masked to 63 bits
 _GOLDEN_HALF = _GOLDEN & _M63
+_U_GOLDEN_HALF = _np.uint64(_GOLDEN_HALF)
+_U_M63 = _np.uint64(_M63)

@@ -28,24 +28,23 @@ import numba
 import numpy as np
 
 from .bits import derive_seed
-from .contracts import DECLARATIONS, Contract
+from .contracts import DECLARATIONS
 from .deal import SEED_MASK
+from .kernels import policies as KP
 from .kernels import simulate as KS
 from .options import ISKO, SkatRules
 from .rules import RAMSCH
+from .table import CONTRACT_CATEGORIES, RESULT_COLUMNS
 
 if TYPE_CHECKING:  # pandas is imported on first use: ``import skatsim`` stays light
     import pandas as pd
 
-__all__ = ["simulate", "iter_simulate", "iter_chunks", "SimChunk", "SimSummary", "summarize",
-           "CONTRACT_CATEGORIES", "RESULT_DTYPE", "register_policy", "POLICIES", "derive_seed"]
+__all__ = ["simulate", "simulate_to_parquet", "iter_simulate", "iter_chunks", "SimChunk", "SimSummary",
+           "summarize", "CONTRACT_CATEGORIES", "RESULT_DTYPE", "POLICIES", "PolicySpec", "policy_specs",
+           "derive_seed", "read_parquet"]
 
 RESULT_DTYPE = KS.RESULT_DTYPE
-
-#: Categories of the ``contract`` column: ISS tokens of all declarable contracts
-#: (``D``, ``G``, ``N``, ``NO``, ``DH``, ``DHS``, ``DHZ``, ``DO``, ... ``NOH``), then ``R``
-#: (Ramsch, the all-pass option) and ``passed`` (passed in, no game).
-CONTRACT_CATEGORIES: tuple[str, ...] = tuple(Contract.from_code(c).to_text() for c in DECLARATIONS) + ("R", "passed")
+assert tuple(RESULT_DTYPE.names) != () and set(RESULT_DTYPE.names) | {"contract"} == set(RESULT_COLUMNS)
 
 # (game + 1) * 16 + flags  ->  index into CONTRACT_CATEGORIES
 _CODE_TO_CAT = np.full(8 * 16, len(CONTRACT_CATEGORIES) - 1, dtype=np.int8)
@@ -53,28 +52,105 @@ for _i, _c in enumerate(DECLARATIONS):
     _CODE_TO_CAT[16 + _c] = _i
 _CODE_TO_CAT[(RAMSCH + 1) * 16:(RAMSCH + 2) * 16] = len(CONTRACT_CATEGORIES) - 2
 
-#: Built-in policies: name -> cached compiled chunk runner (see :func:`register_policy`).
-POLICIES: dict[str, Callable[..., None]] = dict(KS.POLICY_RUNNERS)
+#: Built-in jitted policies: name -> (parameter names, default values).
+POLICIES: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {
+    name: (names, vals) for name, (_, names, vals) in KP.BUILTIN.items()}
 
 DEFAULT_CHUNK = 1 << 18
 _MAX_FRAME_ROWS = 20_000_000
-
-_COLUMNS = ("deal_index", "deal_seed", "declarer", "bid", "contract", "game", "flags", "picked_up",
-            "kontra", "declarer_points", "declarer_tricks", "matadors", "won", "schneider", "schwarz",
-            "multiplier", "game_value", "overbid", "charged_value", "list_score",
-            "score_0", "score_1", "score_2", "sf_0", "sf_1", "sf_2",
-            "points_0", "points_1", "points_2", "n_actions")
+_COLUMNS = RESULT_COLUMNS
+_SERIAL_BELOW = 50_000  # custom policies: the serial runner compiles faster for small runs
 
 
-def register_policy(name: str, runner: Callable[..., None]) -> None:
-    """Register a built-in policy's cached chunk runner under ``name`` (for agent modules).
+@dataclass(frozen=True)
+class PolicySpec:
+    """One seat's policy: a built-in name with parameters, or a user's ``@njit`` function.
 
-    ``runner(smul, start, options, out, actions, record)`` is an ``@njit(cache=True,
-    parallel=True)`` function written like ``kernels.simulate._run_chunk_random``.
+    >>> PolicySpec.parse(("rule_based", {})).name
+    'rule_based'
+    >>> PolicySpec.parse("random").label
+    'random'
     """
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"policy name must be a non-empty string, got {name!r}")
-    POLICIES[name] = runner
+
+    name: str
+    params: tuple[tuple[str, float], ...] = ()
+    custom: Any = field(default=None, compare=False)
+
+    @classmethod
+    def parse(cls, spec: Any) -> "PolicySpec":
+        """A name, a ``(name, {param: value})`` pair, a ``PolicySpec`` or an ``@njit`` policy."""
+        if isinstance(spec, PolicySpec):
+            return spec
+        if isinstance(spec, numba.core.registry.CPUDispatcher):
+            return cls(getattr(spec, "__name__", "custom"), (), spec)
+        params: dict[str, Any] = {}
+        if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[1], dict):
+            spec, params = spec
+        if not isinstance(spec, str):
+            raise TypeError(f"policy must be a policy name {sorted(POLICIES)}, a (name, params) pair or a "
+                            f"numba @njit function policy(view, seat, params, rng) -> (action, rng), got {spec!r}")
+        if spec not in POLICIES:
+            raise ValueError(f"unknown policy {spec!r}; built-in policies: {sorted(POLICIES)} "
+                             "(or pass an @njit function policy(view, seat, params, rng) -> (action, rng))")
+        names, _ = POLICIES[spec]
+        bad = sorted(set(params) - set(names))
+        if bad:
+            raise ValueError(f"unknown parameter(s) {bad} for policy {spec!r}; its parameters: {list(names)}")
+        out = []
+        for k in names:
+            if k in params:
+                v = params[k]
+                if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                    raise TypeError(f"parameter {k!r} of policy {spec!r} must be a number, got {v!r}")
+                out.append((k, float(v)))
+        return cls(spec, tuple(out))
+
+    @property
+    def label(self) -> str:
+        """``name`` or ``name:k=v,...`` (the non-default parameters)."""
+        if not self.params:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={v:g}" for k, v in self.params)
+
+    def param_row(self) -> np.ndarray:
+        """The ``float64[PARAMS_SIZE]`` parameter row: defaults, overridden by ``params``."""
+        row = np.zeros(KP.PARAMS_SIZE, dtype=np.float64)
+        if self.custom is None:
+            names, vals = POLICIES[self.name]
+            row[:len(vals)] = vals
+            given = dict(self.params)
+            for i, k in enumerate(names):
+                if k in given:
+                    row[i] = given[k]
+        return row
+
+    @property
+    def pid(self) -> int:
+        return KP.POLICY_CUSTOM if self.custom is not None else KP.BUILTIN[self.name][0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "params": dict(self.params)}
+
+
+def policy_specs(policy: Any) -> tuple[PolicySpec, PolicySpec, PolicySpec]:
+    """The three seats' :class:`PolicySpec` of a ``policy`` argument: one spec for all
+    seats, or a list/tuple of three (at most one distinct ``@njit`` custom policy).
+
+    >>> [p.label for p in policy_specs(["random", ("rule_based", {}), "random"])]
+    ['random', 'rule_based', 'random']
+    """
+    if isinstance(policy, (list, tuple)) and len(policy) == 3 and not (
+            len(policy) == 2 and isinstance(policy[1], dict)):
+        specs = tuple(PolicySpec.parse(p) for p in policy)
+    elif isinstance(policy, (list, tuple)) and not (len(policy) == 2 and isinstance(policy[1], dict)):
+        raise ValueError(f"a per-seat policy list needs 3 entries (forehand, middlehand, rearhand), got {len(policy)}")
+    else:
+        one = PolicySpec.parse(policy)
+        specs = (one, one, one)
+    customs = {id(p.custom) for p in specs if p.custom is not None}
+    if len(customs) > 1:
+        raise ValueError("at most one custom @njit policy per run (seat it several times if needed)")
+    return specs[0], specs[1], specs[2]
 
 
 @dataclass
@@ -90,6 +166,7 @@ class SimChunk:
     rules: SkatRules
     seed: int
     policy: str
+    policies: tuple[dict[str, Any], ...] = ()
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -100,7 +177,7 @@ class SimChunk:
         ``contract`` is categorical (:data:`CONTRACT_CATEGORIES`); ``attrs`` carries
         ``seed``, ``policy``, ``rules``, ``rules_version`` and, if recorded, ``actions``.
         """
-        return _frame(self.rows, self.actions, self.rules, self.seed, self.policy)
+        return _frame(self.rows, self.actions, self.rules, self.seed, self.policy, self.policies)
 
 
 def _contract_codes(rows: np.ndarray) -> np.ndarray:
@@ -109,7 +186,7 @@ def _contract_codes(rows: np.ndarray) -> np.ndarray:
 
 
 def _frame(rows: np.ndarray, actions: np.ndarray | None, rules: SkatRules, seed: int,
-           policy: str) -> pd.DataFrame:
+           policy: str, policies: tuple[dict[str, Any], ...] = ()) -> pd.DataFrame:
     import pandas as pd
 
     cols: dict[str, Any] = {}
@@ -119,7 +196,8 @@ def _frame(rows: np.ndarray, actions: np.ndarray | None, rules: SkatRules, seed:
         else:
             cols[name] = rows[name]
     df = pd.DataFrame(cols, copy=True)
-    df.attrs.update(seed=seed, policy=policy, rules=rules.to_dict(), rules_version=rules.version)
+    df.attrs.update(seed=seed, policy=policy, policies=[dict(p) for p in policies], rules=rules.to_dict(),
+                    rules_version=rules.version)
     if actions is not None:
         df.attrs["actions"] = actions
     return df
@@ -138,19 +216,25 @@ def _check_seed(seed: int | np.random.Generator | None) -> int:
     return int(seed)
 
 
-def _resolve_policy(policy: Any) -> tuple[Callable[..., None], str]:
-    if isinstance(policy, str):
-        try:
-            return POLICIES[policy], policy
-        except KeyError:
-            raise ValueError(f"unknown policy {policy!r}; built-in policies: {sorted(POLICIES)} "
-                             "(or pass an @njit function policy(st, seat, rng) -> (action, rng))") from None
-    if isinstance(policy, numba.core.registry.CPUDispatcher):
+def _policy_label(specs: tuple[PolicySpec, ...]) -> str:
+    labels = [p.label for p in specs]
+    return labels[0] if len(set(labels)) == 1 else ",".join(labels)
+
+
+def _runner(specs: tuple[PolicySpec, ...], n_deals: int) -> tuple[Callable[..., None], bool]:
+    """The compiled runner for these seats, and whether it checks legality (custom policies)."""
+    pids = np.array([p.pid for p in specs], dtype=np.int64)
+    params = np.stack([p.param_row() for p in specs])
+    custom = next((p.custom for p in specs if p.custom is not None), None)
+    if custom is None:
         def run(smul, start, options, out, actions, record):
-            KS.run_chunk_generic(policy, smul, start, options, out, actions, record)
-        return run, getattr(policy, "__name__", "custom")
-    raise TypeError(f"policy must be a policy name {sorted(POLICIES)} or a numba @njit function "
-                    f"policy(st, seat, rng) -> (action, rng), got {policy!r}")
+            KS.run_chunk(smul, start, options, pids, params, out, actions, record)
+        return run, False
+    generic = KS.run_chunk_generic if n_deals >= _SERIAL_BELOW else KS.run_chunk_generic_serial
+
+    def run_custom(smul, start, options, out, actions, record):
+        generic(custom, smul, start, options, pids, params, out, actions, record)
+    return run_custom, True
 
 
 @contextmanager
@@ -168,43 +252,74 @@ def _threads(workers: int | None) -> Iterator[int]:
         numba.set_num_threads(old)
 
 
+def _progress(total: int, progress: bool, desc: str) -> Any:
+    """A tqdm bar over ``total`` deals (``None`` when off or too small to matter)."""
+    if not progress or total < _PROGRESS_FROM:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=" deals", unit_scale=True, leave=False)
+
+
+_PROGRESS_FROM = 200_000  # smaller runs finish in well under a second
+
+
 def iter_chunks(n_deals: int, policy: Any = "random", *, seed: int | np.random.Generator | None = None,
                 rules: SkatRules = ISKO, workers: int | None = None, chunk_size: int = DEFAULT_CHUNK,
-                record_actions: bool = False, start: int = 0,
+                record_actions: bool = False, start: int = 0, progress: bool = True,
                 _into: tuple[np.ndarray, np.ndarray | None] | None = None) -> Iterator[SimChunk]:
     """Play deals ``start ... start + n_deals - 1`` in chunks; yield :class:`SimChunk` objects.
 
     The lowest-level public entry point (structured arrays, no pandas); see :func:`simulate`
-    for the arguments. Memory stays bounded by one chunk.
+    for the arguments. Memory stays bounded by one chunk. Arguments are checked when it is
+    called, not when it is first iterated.
     """
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
         raise ValueError(f"n_deals must be a non-negative int, got {n_deals!r}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
-    if not isinstance(start, (int, np.integer)) or start < 0:
-        raise ValueError(f"start must be a non-negative int, got {start!r}")
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start < 2**62:
+        raise ValueError(f"start must be an int in 0..2**62, got {start!r}")
     if not isinstance(rules, SkatRules):
         raise TypeError(f"rules must be a SkatRules, got {type(rules).__name__}")
     seed = _check_seed(seed)
-    runner, name = _resolve_policy(policy)
+    specs = policy_specs(policy)
+    with _threads(workers):  # validate now
+        pass
+    return _chunks(int(n_deals), specs, seed, rules, workers, int(chunk_size), bool(record_actions),
+                   int(start), progress, _into)
+
+
+def _chunks(n_deals: int, specs: tuple[PolicySpec, ...], seed: int, rules: SkatRules, workers: int | None,
+            chunk_size: int, record_actions: bool, start: int, progress: bool,
+            _into: tuple[np.ndarray, np.ndarray | None] | None) -> Iterator[SimChunk]:
+    name = _policy_label(specs)
+    runner, custom = _runner(specs, n_deals)
     smul = KS.seed_mul(seed)
-    custom = not isinstance(policy, str)
     no_actions = np.zeros((0, KS.MAX_ACTIONS), dtype=np.int16)
+    bar = _progress(n_deals, progress, f"simulate {name}")
     done = 0
-    while done < n_deals:
-        n = min(int(chunk_size), int(n_deals) - done)
-        if _into is None:
-            rows = np.empty(n, dtype=KS.RESULT_DTYPE)
-            acts = np.full((n, KS.MAX_ACTIONS), -1, dtype=np.int16) if record_actions else no_actions
-        else:  # simulate(): write straight into the final arrays
-            rows = _into[0][done:done + n]
-            acts = _into[1][done:done + n] if record_actions else no_actions
-        with _threads(workers):
-            runner(smul, int(start) + done, rules.flags, rows, acts, bool(record_actions))
-        if custom:
-            _check_custom(rows, name)
-        yield SimChunk(rows, acts if record_actions else None, rules, seed, name)
-        done += n
+    try:
+        while done < n_deals:
+            n = min(chunk_size, n_deals - done)
+            if _into is None:
+                rows = np.empty(n, dtype=KS.RESULT_DTYPE)
+                acts = np.full((n, KS.MAX_ACTIONS), -1, dtype=np.int16) if record_actions else no_actions
+            else:  # simulate(): write straight into the final arrays
+                rows = _into[0][done:done + n]
+                acts = _into[1][done:done + n] if record_actions else no_actions
+            with _threads(workers):
+                runner(smul, start + done, rules.flags, rows, acts, record_actions)
+            if custom:
+                _check_custom(rows, name)
+            yield SimChunk(rows, acts if record_actions else None, rules, seed, name,
+                           tuple(p.to_dict() for p in specs))
+            done += n
+            if bar is not None:
+                bar.update(n)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _check_custom(rows: np.ndarray, name: str) -> None:
@@ -214,36 +329,39 @@ def _check_custom(rows: np.ndarray, name: str) -> None:
         k = -int(r["n_actions"]) - 1
         raise ValueError(f"policy {name!r} returned an illegal action (action #{k + 1} of deal "
                          f"{int(r['deal_index'])}, deal_seed {int(r['deal_seed'])}); a policy must return "
-                         "an action from legal_set(st)")
+                         "an action from legal_set(view)")
 
 
 def iter_simulate(n_deals: int, policy: Any = "random", *, seed: int | np.random.Generator | None = None,
                   rules: SkatRules = ISKO, workers: int | None = None, chunk_size: int = DEFAULT_CHUNK,
-                  record_actions: bool = False, start: int = 0) -> Iterator[pd.DataFrame]:
+                  record_actions: bool = False, start: int = 0, progress: bool = True) -> Iterator[pd.DataFrame]:
     """Like :func:`simulate`, but yield one DataFrame per chunk (memory flat for 100M deals).
 
     >>> sizes = [len(df) for df in iter_simulate(2500, seed=3, chunk_size=1000, workers=1)]
     >>> sizes
     [1000, 1000, 500]
     """
-    for chunk in iter_chunks(n_deals, policy, seed=seed, rules=rules, workers=workers,
-                             chunk_size=chunk_size, record_actions=record_actions, start=start):
-        yield chunk.to_frame()
+    chunks = iter_chunks(n_deals, policy, seed=seed, rules=rules, workers=workers, chunk_size=chunk_size,
+                         record_actions=record_actions, start=start, progress=progress)
+    return (chunk.to_frame() for chunk in chunks)
 
 
 def simulate(n_deals: int, policy: Any = "random", *, seed: int | np.random.Generator | None = None,
              rules: SkatRules = ISKO, workers: int | None = None, chunk_size: int = DEFAULT_CHUNK,
-             record_actions: bool = False, start: int = 0, out: str | os.PathLike[str] | None = None
-             ) -> pd.DataFrame | "SimSummary":
+             record_actions: bool = False, start: int = 0, progress: bool = True,
+             out: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """Play ``n_deals`` complete deals (deal, bidding, skat, declaration, 10 tricks, settlement).
 
     Jit-compiled by numba; parallel over ``workers`` threads.
 
     Args:
         n_deals: number of deals.
-        policy: ``"random"`` (uniformly random legal actions in every phase), another
-            registered name, or an ``@njit`` function ``policy(st, seat, rng) -> (action, rng)``
-            (see :mod:`skatsim.kernels.simulate`; compiled on first use, illegal actions raise).
+        policy: who plays. A built-in policy name (``"random"``: uniformly random legal
+            actions in every phase; ``"rule_based"``: the heuristic player), a
+            ``(name, {param: value})`` pair, an ``@njit`` function
+            ``policy(view, seat, params, rng) -> (action, rng)`` (see
+            :mod:`skatsim.kernels.simulate`; compiled on first use, illegal actions raise),
+            or a list of three of these, one per seat (forehand, middlehand, rearhand).
         seed: run seed (int); deal ``i`` uses ``derive_seed(seed, start + i)``. A
             ``numpy.random.Generator`` or ``None`` draws one (stored in ``df.attrs["seed"]``).
         rules: :class:`SkatRules` (Ramsch, Kontra/Re options); recorded in ``attrs``.
@@ -251,55 +369,113 @@ def simulate(n_deals: int, policy: Any = "random", *, seed: int | np.random.Gene
         chunk_size: deals per compiled call (bounds memory). Results do not depend on it.
         record_actions: keep each deal's actions (``df.attrs["actions"]``, int16, -1 padded).
         start: index of the first deal (to continue a run).
-        out: a ``.parquet`` path: stream the rows there chunk by chunk (without ``actions``)
-            and return a :class:`SimSummary` instead of the DataFrame.
+        progress: show a tqdm progress bar for long runs (200,000 deals or more).
+        out: deprecated spelling of :func:`simulate_to_parquet` (writes the file and returns
+            its :class:`SimSummary`).
 
-    Returns one row per deal; columns ``deal_index deal_seed declarer bid contract game flags
-    picked_up kontra declarer_points declarer_tricks matadors won schneider schwarz multiplier
-    game_value overbid charged_value list_score score_0..2 sf_0..2 points_0..2 n_actions``.
-    ``declarer`` is -1 when passed in (and in Ramsch); ``score_*`` are list scores and
-    ``sf_*`` Seeger-Fabian points per seat; ``points_*`` are trick card points per seat.
+    Returns one row per deal with the columns of :mod:`skatsim.table` (``RESULT_COLUMNS``);
+    ``df.attrs`` holds ``seed``, ``policy`` (a label), ``policies`` (per seat),
+    ``rules`` and ``rules_version``.
     """
     if out is not None:
-        chunks = iter_chunks(n_deals, policy, seed=seed, rules=rules, workers=workers, chunk_size=chunk_size,
-                             record_actions=False, start=start)
-        return _write_parquet(chunks, out)
+        return simulate_to_parquet(out, n_deals, policy, seed=seed, rules=rules, workers=workers,  # type: ignore[return-value]
+                                   chunk_size=chunk_size, start=start, progress=progress)
     if isinstance(n_deals, (int, np.integer)) and n_deals > _MAX_FRAME_ROWS:
         raise ValueError(f"n_deals={n_deals} is too many rows for one DataFrame (limit {_MAX_FRAME_ROWS}); "
-                         "use iter_simulate(...) or simulate(..., out='deals.parquet')")
+                         "use iter_simulate(...) or simulate_to_parquet(path, ...)")
     seed = _check_seed(seed)
     n = int(n_deals) if isinstance(n_deals, (int, np.integer)) and n_deals > 0 else 0
     rows = np.empty(n, dtype=KS.RESULT_DTYPE)
     acts = np.full((n, KS.MAX_ACTIONS), -1, dtype=np.int16) if record_actions else None
-    for _ in iter_chunks(n_deals, policy, seed=seed, rules=rules, workers=workers, chunk_size=chunk_size,
-                         record_actions=record_actions, start=start, _into=(rows, acts)):
+    specs = policy_specs(policy)
+    for _ in iter_chunks(n_deals, specs, seed=seed, rules=rules, workers=workers, chunk_size=chunk_size,
+                         record_actions=record_actions, start=start, progress=progress, _into=(rows, acts)):
         pass
-    return _frame(rows, acts, rules, seed, _resolve_policy(policy)[1])
+    return _frame(rows, acts, rules, seed, _policy_label(specs), tuple(p.to_dict() for p in specs))
 
 
-def _write_parquet(chunks: Iterator[SimChunk], path: str | os.PathLike[str]) -> "SimSummary":
+def simulate_to_parquet(path: str | os.PathLike[str], n_deals: int, policy: Any = "random", *,
+                        seed: int | np.random.Generator | None = None, rules: SkatRules = ISKO,
+                        workers: int | None = None, chunk_size: int = DEFAULT_CHUNK, start: int = 0,
+                        progress: bool = True) -> "SimSummary":
+    """Stream :func:`simulate` rows to a Parquet file chunk by chunk; return their summary.
+
+    The rows go to a temporary file next to ``path`` that is moved into place only when
+    every deal is written, so an interrupted run (Ctrl-C, kill) never leaves a file at
+    ``path`` that reads back as a valid but partial result; an existing file at ``path`` is
+    replaced only then (and stays untouched otherwise). The file's ``skatsim`` metadata
+    holds the run (seed, policies, rules) and ``n_deals``; :func:`read_parquet` checks that
+    the row count matches. ``n_deals=0`` writes a valid empty file.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    chunks = iter_chunks(n_deals, policy, seed=seed, rules=rules, workers=workers, chunk_size=chunk_size,
+                         record_actions=False, start=start, progress=progress)
+    final = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(final))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot write {final!r}: the folder {folder!r} does not exist")
+    tmp = os.path.join(folder, f".{os.path.basename(final)}.{os.getpid()}.partial")
     summary = SimSummary()
     writer = None
+    ok = False
     try:
+        empty = True
         for chunk in chunks:
-            df = chunk.to_frame()
-            df.attrs.pop("actions", None)
-            table = pa.Table.from_pandas(df, preserve_index=False)
+            table = _arrow_table(chunk.to_frame(), int(n_deals))
             if writer is None:
-                meta = {b"skatsim": json.dumps(df.attrs).encode()}
-                table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
-                writer = pq.ParquetWriter(os.fspath(path), table.schema)
-            else:
-                table = table.replace_schema_metadata(writer.schema.metadata)
-            writer.write_table(table)
+                writer = pq.ParquetWriter(tmp, table.schema)
+            writer.write_table(table.replace_schema_metadata(writer.schema.metadata))
             summary.update(chunk.rows)
+            empty = False
+        if empty:  # no deals: an empty table with the full schema
+            specs = policy_specs(policy)
+            df = _frame(np.empty(0, dtype=KS.RESULT_DTYPE), None, rules, _check_seed(seed) if seed is not None
+                        else 0, _policy_label(specs), tuple(p.to_dict() for p in specs))
+            table = _arrow_table(df, 0)
+            writer = pq.ParquetWriter(tmp, table.schema)
+            writer.write_table(table)
+        writer.close()
+        writer = None
+        os.replace(tmp, final)
+        ok = True
     finally:
         if writer is not None:
             writer.close()
+        if not ok and os.path.exists(tmp):
+            os.remove(tmp)
     return summary
+
+
+def _arrow_table(df: "pd.DataFrame", n_deals: int) -> Any:
+    import pyarrow as pa
+
+    df.attrs.pop("actions", None)
+    meta = dict(df.attrs, n_deals=n_deals)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), b"skatsim": json.dumps(meta).encode()})
+
+
+def read_parquet(path: str | os.PathLike[str]) -> "pd.DataFrame":
+    """Read a :func:`simulate_to_parquet` file, checking that it holds all its deals.
+
+    ``df.attrs`` gets the run's metadata back. Raises ``ValueError`` for a file that is not
+    a skatsim result or whose row count differs from the ``n_deals`` it was written for.
+    """
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(os.fspath(path))
+    raw = (table.schema.metadata or {}).get(b"skatsim")
+    if raw is None:
+        raise ValueError(f"{os.fspath(path)!r} is not a skatsim result file (no 'skatsim' metadata)")
+    meta = json.loads(raw)
+    if meta.get("n_deals") != table.num_rows:
+        raise ValueError(f"{os.fspath(path)!r} holds {table.num_rows} rows but was written for "
+                         f"{meta.get('n_deals')} deals: it is incomplete")
+    df = table.to_pandas()
+    df.attrs.update(meta)
+    return df
 
 
 # ----------------------------------------------------------------------------- summary

@@ -40,7 +40,7 @@ FIELDS = {
 
 
 @njit
-def low_bid_policy(st, seat, rng):
+def low_bid_policy(st, seat, params, rng):
     """Random, but bids low: a bidder names the next bid or passes (1:1), so all-pass deals,
     null games and cheap contracts are common. Otherwise uniformly random."""
     if st[G.F_PHASE] == G.PH_BID and st[G.F_BID_STAGE] < 2 and seat == st[G.F_BIDDER]:
@@ -52,7 +52,7 @@ def low_bid_policy(st, seat, rng):
 
 
 @njit
-def illegal_policy(st, seat, rng):
+def illegal_policy(st, seat, params, rng):
     return 200, rng
 
 

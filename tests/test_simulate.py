@@ -99,7 +99,7 @@ def test_memory_stays_flat_while_iterating():
     """Peak traced memory does not grow with the number of chunks consumed."""
     def peak(n_chunks: int) -> int:
         tracemalloc.start()
-        for part in iter_simulate(n_chunks * 20_000, seed=1, chunk_size=20_000):
+        for part in iter_simulate(n_chunks * 20_000, seed=1, chunk_size=20_000, progress=False):
             part["list_score"].sum()
         _, p = tracemalloc.get_traced_memory()
         tracemalloc.stop()

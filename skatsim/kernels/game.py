@@ -24,10 +24,10 @@ from numba import njit
 from ..actions import BID_BASE, DECLARE_BASE, HOLD, KONTRA, PASS, PICKUP, RE
 from ..bits import nth_bit, popcount, rand_below
 from ..cards import CARD_POINTS, card_points
-from ..contracts import BID_ARRAY, DECLARATION_ARRAY
+from ..contracts import BID_ARRAY, DECLARATION_ARRAY, OUVERT
 from ..options import OPT_KONTRA, OPT_RAMSCH
-from ..rules import NULL, RAMSCH, legal_mask, trick_winner_pos
-from ..scoring import SF_DEFENDER_3, SF_WON, matadors_of, settle_core
+from ..rules import FOLLOW, NULL, RAMSCH, legal_mask, trick_winner_pos
+from ..scoring import matadors_of, settle_core, sf_points
 
 # ----------------------------------------------------------------------------- phases
 PH_BID, PH_SKAT, PH_DISCARD, PH_DECLARE, PH_KONTRA, PH_PLAY, PH_DONE = range(7)
@@ -42,7 +42,15 @@ PHASE_NAMES = ("bidding", "skat", "discard", "declare", "kontra", "play", "done"
  F_KONTRA, F_KSTAGE,
  F_LEADER, F_NCARDS, F_TRICK0, F_TRICK1, F_TRICK2, F_NTRICKS,
  F_POINTS0, F_POINTS1, F_POINTS2, F_TRICKS0, F_TRICKS1, F_TRICKS2,
- F_PLAYED0, F_PLAYED1, F_PLAYED2, F_LAST_WINNER, F_OPTIONS, N_FIELDS) = range(40)
+ F_PLAYED0, F_PLAYED1, F_PLAYED2, F_LAST_WINNER, F_OPTIONS,
+ F_BIDVAL0, F_BIDVAL1, F_BIDVAL2, F_PASSED, F_KONTRA_BY,
+ F_VOID0, F_VOID1, F_VOID2, N_FIELDS) = range(48)
+
+# Public history kept in the vector (so observations and jitted policies need no replay):
+# F_BIDVAL*: highest bid value each seat named or held (0: none); F_PASSED: bit s once seat
+# s passed in the bidding; F_KONTRA_BY: seat that said Kontra (-1: nobody; Re is always the
+# declarer); F_VOID*: cards a seat has shown it cannot hold (when it did not follow suit,
+# the whole follow mask of the led card).
 
 _PTS = np.array(CARD_POINTS, dtype=np.int64)
 _PTS.setflags(write=False)
@@ -72,6 +80,7 @@ def init_state(st, h0: int, h1: int, h2: int, skat: int, options: int) -> None:
     st[F_GAME] = -1
     st[F_LEADER] = 0
     st[F_LAST_WINNER] = -1
+    st[F_KONTRA_BY] = -1
 
 
 @njit(cache=True, inline='always')
@@ -177,6 +186,8 @@ def _end_duel(st, survivor: int) -> None:
 @njit(cache=True, inline='always')
 def _apply_bid(st, a: int) -> None:
     p = st[F_PLAYER]
+    if a == PASS:
+        st[F_PASSED] |= 1 << p
     if st[F_BID_STAGE] == 2:
         if a == PASS:  # all three passed
             if st[F_OPTIONS] & OPT_RAMSCH:
@@ -187,6 +198,7 @@ def _apply_bid(st, a: int) -> None:
         else:
             st[F_BID_IDX] = 0
             st[F_BID] = 18
+            st[F_BIDVAL0] = 18
             st[F_DECLARER] = 0
             st[F_PHASE] = PH_SKAT
         return
@@ -196,9 +208,11 @@ def _apply_bid(st, a: int) -> None:
         else:
             st[F_BID_IDX] = a - BID_BASE
             st[F_BID] = BID_ARRAY[a - BID_BASE]
+            st[F_BIDVAL0 + p] = st[F_BID]
             st[F_PLAYER] = st[F_RESPONDER]
     else:
         if a == HOLD:
+            st[F_BIDVAL0 + p] = st[F_BID]
             st[F_PLAYER] = st[F_BIDDER]
         else:
             _end_duel(st, st[F_BIDDER])
@@ -222,6 +236,7 @@ def _apply_declare(st, a: int) -> None:
 def _apply_kontra(st, a: int) -> None:
     d = st[F_DECLARER]
     if a == KONTRA:
+        st[F_KONTRA_BY] = st[F_PLAYER]
         st[F_KONTRA] = 1
         st[F_KSTAGE] = 2
         st[F_PLAYER] = d
@@ -243,6 +258,10 @@ def _apply_play(st, card: int) -> None:
     st[F_PLAYED0 + p] |= bit
     k = st[F_NCARDS]
     st[F_TRICK0 + k] = card
+    if k > 0:
+        fm = FOLLOW[st[F_GAME] * 32 + st[F_TRICK0]]
+        if (fm >> card) & 1 == 0:  # did not follow: void in the led (effective) suit
+            st[F_VOID0 + p] |= fm
     if k < 2:
         st[F_NCARDS] = k + 1
         st[F_PLAYER] = p + 1 if p < 2 else 0
@@ -361,10 +380,29 @@ def result_fields(st, out) -> None:
     out[R_LIST_SCORE] = score
     out[R_SCORE0 + d] = score
     for s in range(3):
-        if s == d:
-            out[R_SF0 + s] = score + (SF_WON if won else -SF_WON)
-        else:
-            out[R_SF0 + s] = 0 if won else SF_DEFENDER_3
+        out[R_SF0 + s] = sf_points(won, score, s, d)
+
+
+@njit(cache=True, inline='always')
+def mask_view(st, seat: int, view) -> None:
+    """Copy into ``view`` what ``seat`` may know of ``st``; hidden fields are zeroed.
+
+    Hidden: the other seats' hands (except an ouvert declarer's once declared), their dealt
+    hands, and the skat (its dealt cards and the discards), which only a declarer who
+    picked it up has seen. Everything else in the vector is public. A jitted policy gets
+    only this view; ``legal_set(view)`` is the mover's legal set.
+    """
+    view[:] = st
+    d = st[F_DECLARER]
+    open_hand = d >= 0 and (st[F_FLAGS] & OUVERT) != 0 and st[F_PHASE] >= PH_KONTRA
+    for q in range(3):
+        if q != seat:
+            view[F_DEALT0 + q] = 0
+            if not (open_hand and q == d):
+                view[F_HAND0 + q] = 0
+    if not (seat == d and st[F_PICKED] != 0):
+        view[F_SKAT] = 0
+        view[F_DEALT_SKAT] = 0
 
 
 @njit(cache=True)

@@ -11,27 +11,26 @@ draws from the same SplitMix64 stream. A row therefore depends only on
 
 Policies
 --------
-A policy is an ``@njit`` function ``policy(st, seat, rng) -> (action, rng)``: it
-reads the state vector ``st`` (fields ``F_*`` of :mod:`skatsim.kernels.game`; use
-``legal_set(st)`` for the legal actions), the seat to move, and a SplitMix64 state
-``rng`` (draw with :func:`skatsim.bits.rand_below`); it returns a legal action id and
-the advanced ``rng``. It must not modify ``st``. Built-in policies are compiled once
-and cached on disk (:data:`POLICY_RUNNERS`); any other jitted policy works through
-:func:`run_chunk_generic` (compiled on first use, not cached).
+A policy is an ``@njit`` function ``policy(view, seat, params, rng) -> (action, rng)``:
 
-Adding a built-in policy (e.g. a heuristic agent): decorate it ``@njit(cache=True,
-inline='always')`` and write its runner like :func:`_run_chunk_random`::
+- ``view`` is the seat's *masked* state vector (:func:`skatsim.kernels.game.mask_view`):
+  the fields ``F_*`` of :mod:`skatsim.kernels.game` with every card the seat cannot see
+  zeroed, so a policy cannot cheat; ``legal_set(view)`` gives its legal actions;
+- ``params`` is a ``float64`` row (:data:`skatsim.kernels.policies.PARAMS_SIZE`) of the
+  policy's parameters: data, so changing them never recompiles;
+- ``rng`` is the seat's SplitMix64 state, seeded per deal and seat with
+  :func:`skatsim.bits.seat_stream` (draw with :func:`skatsim.bits.rand_below`).
 
-    @njit(cache=True, parallel=True)
-    def _run_chunk_heuristic(smul, start, options, out, actions, record):
-        for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
-            play_block(heuristic_policy, b, smul, start, options, out, actions, record, False)
+It returns a legal action id and the advanced ``rng``, and must not modify ``view``.
 
-then ``skatsim.simulate.register_policy("heuristic", _run_chunk_heuristic)``. Numba
-cannot cache a function that takes a dispatcher argument, but it caches this runner, which
-references the policy as a global; ``inline='always'`` (also on ``play_deal`` and the state
-machine's per-action functions) compiles the whole deal into one loop body: a policy
-called through a non-inlined function costs about 35% of the throughput.
+Each seat has its own policy id and parameter row. The built-in policies
+(:mod:`skatsim.kernels.policies`) are dispatched by id inside one runner,
+:func:`run_chunk`, compiled once and cached on disk: any mix of them at the table, with
+any parameters, costs no compilation. Any other jitted policy runs through
+:func:`run_chunk_generic` (compiled on first use, not cached; its serial twin
+:func:`run_chunk_generic_serial` compiles faster for small runs). The uniformly random
+policy reads the true vector directly (``legal_set`` depends only on the mover's cards and
+public fields), which saves the view copy on the fastest path.
 """
 
 from __future__ import annotations
@@ -40,12 +39,14 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from ..bits import mix64
+from ..bits import _GOLDEN, mix64, seat_stream
+from ..bits import M64 as _M64
 from ..deal import deal_masks
 from . import game as G
+from .policies import POLICY_CUSTOM, POLICY_RANDOM, act
 
 __all__ = ["RESULT_DTYPE", "MAX_ACTIONS", "BLOCK", "random_policy", "play_deal", "play_block",
-           "run_chunk_generic", "POLICY_RUNNERS", "seed_mul"]
+           "run_chunk", "run_chunk_generic", "run_chunk_generic_serial", "seed_mul"]
 
 #: Upper bound on the actions of one deal: <= 63 bids + 63 holds + 3 passes + 1 pickup/hand
 #: + 2 discards + 1 declaration + 3 Kontra/Re + 30 cards = 166.
@@ -69,8 +70,6 @@ RESULT_DTYPE = np.dtype([
     ("won", np.bool_), ("schneider", np.bool_), ("schwarz", np.bool_), ("overbid", np.bool_),
 ], align=True)
 
-_GOLDEN = 0x9E37_79B9_7F4A_7C15
-_M64 = (1 << 64) - 1
 
 
 def seed_mul(seed: int) -> np.uint64:
@@ -92,25 +91,45 @@ def _deal_seed_of_ol(smul, index):
 
 
 @njit(cache=True, inline='always')
-def random_policy(st, seat, rng):
+def random_policy(view, seat, params, rng):
     """Uniformly random legal action in every phase (bidding, skat, discard, declaration,
     Kontra/Re, card play)."""
-    return G.random_action(st, rng)
+    return G.random_action(view, rng)
 
 
 @njit(inline='always')
-def play_deal(policy, st, deal_seed, options, actions, i, record, check):
-    """Deal from ``deal_seed`` and play to the end with ``policy`` for all three seats.
+def play_deal(custom, st, view, pids, params, deal_seed, options, actions, i, record, check):
+    """Deal from ``deal_seed`` and play to the end; seat ``s`` is played by policy
+    ``pids[s]`` with parameters ``params[s]`` (``POLICY_CUSTOM``: the jitted ``custom``).
 
     Returns the number of actions; with ``record`` they are written to ``actions[i]``.
     With ``check`` every action is tested first: an illegal one stops the deal and
     ``-(k + 1)`` is returned for the ``k``-th action (0-based).
     """
-    h0, h1, h2, sk, rng = deal_masks(deal_seed)
+    h0, h1, h2, sk, _ = deal_masks(deal_seed)
     G.init_state(st, h0, h1, h2, sk, options)
+    r0 = seat_stream(deal_seed, 0)
+    r1 = seat_stream(deal_seed, 1)
+    r2 = seat_stream(deal_seed, 2)
     n = 0
     while st[G.F_PHASE] != G.PH_DONE:
-        a, rng = policy(st, st[G.F_PLAYER], rng)
+        p = st[G.F_PLAYER]
+        rng = r0 if p == 0 else (r1 if p == 1 else r2)
+        pid = pids[p]
+        if pid == POLICY_RANDOM:
+            a, rng = G.random_action(st, rng)
+        else:
+            G.mask_view(st, p, view)
+            if pid == POLICY_CUSTOM:
+                a, rng = custom(view, p, params[p], rng)
+            else:
+                a, rng = act(pid, view, p, params[p], rng)
+        if p == 0:
+            r0 = rng
+        elif p == 1:
+            r1 = rng
+        else:
+            r2 = rng
         if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
             return -(n + 1)
         G.apply_action(st, a)
@@ -155,35 +174,44 @@ def _store(out, i, index, deal_seed, r, n):
 
 
 @njit(inline='always')
-def play_block(policy, b, smul, start, options, out, actions, record, check):
+def play_block(custom, b, smul, start, options, pids, params, out, actions, record, check):
     """Play deals ``b * BLOCK ...`` of a chunk (deal index ``start + i`` into ``out[i]``)."""
     st = np.zeros(G.N_FIELDS, dtype=np.int64)
+    view = np.zeros(G.N_FIELDS, dtype=np.int64)
     r = np.zeros(G.N_RESULT, dtype=np.int64)
     lo = b * BLOCK
     hi = min(lo + BLOCK, out.shape[0])
     for i in range(lo, hi):
         index = start + i
         ds = deal_seed_of(smul, index)
-        n = play_deal(policy, st, ds, options, actions, i, record, check)
+        n = play_deal(custom, st, view, pids, params, ds, options, actions, i, record, check)
         G.result_fields(st, r)
         _store(out, i, index, ds, r, n)
 
 
-@njit(parallel=True)
-def run_chunk_generic(policy, smul, start, options, out, actions, record):
-    """Fill ``out`` (``RESULT_DTYPE``) with deals ``start ... start + len(out) - 1`` played by
-    any jitted ``policy`` (compiled for it on first use; illegal actions are caught,
-    see :func:`play_deal`)."""
-    for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
-        play_block(policy, b, smul, start, options, out, actions, record, True)
+@njit(cache=True, inline='always')
+def _no_custom(view, seat, params, rng):  # placeholder for the built-in runner
+    return G.random_action(view, rng)
 
 
 @njit(cache=True, parallel=True)
-def _run_chunk_random(smul, start, options, out, actions, record):
+def run_chunk(smul, start, options, pids, params, out, actions, record):
+    """Fill ``out`` (``RESULT_DTYPE``) with deals ``start ... start + len(out) - 1``, seat ``s``
+    played by built-in policy ``pids[s]`` with ``params[s]`` (compiled once, cached)."""
     for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
-        play_block(random_policy, b, smul, start, options, out, actions, record, False)
+        play_block(_no_custom, b, smul, start, options, pids, params, out, actions, record, False)
 
 
-#: Built-in policies by name: compiled, disk-cached chunk runners
-#: ``runner(smul, start, options, out, actions, record)``.
-POLICY_RUNNERS = {"random": _run_chunk_random}
+@njit(parallel=True)
+def run_chunk_generic(custom, smul, start, options, pids, params, out, actions, record):
+    """Like :func:`run_chunk`, with a user's jitted policy ``custom`` in the seats whose id is
+    ``POLICY_CUSTOM`` (compiled on first use; illegal actions are caught, see :func:`play_deal`)."""
+    for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
+        play_block(custom, b, smul, start, options, pids, params, out, actions, record, True)
+
+
+@njit
+def run_chunk_generic_serial(custom, smul, start, options, pids, params, out, actions, record):
+    """Single-threaded :func:`run_chunk_generic` (faster to compile: for small runs)."""
+    for b in range((out.shape[0] + BLOCK - 1) // BLOCK):
+        play_block(custom, b, smul, start, options, pids, params, out, actions, record, True)
