@@ -1,0 +1,1165 @@
+"""The rule-based Skat player: heuristic decisions written once as jitted functions on a
+seat's masked view (what the seat may know), for every phase of a deal.
+
+The same compiled code runs inside the batch engine (``simulate(..., policy="rule_based")``)
+and behind ``agents.RuleBasedAgent`` (through :func:`skatsim.kernels.policies.policy_act`).
+
+Entry point: :func:`rule_based_policy` ``(view, seat, params, rng) -> (action, rng)``.
+``view`` is the masked int64 state vector (:func:`skatsim.kernels.game.mask_view`);
+``params`` is a float64 row whose first ``len(PARAM_NAMES)`` entries are the parameters
+below (the weakened variants of the strength study are parameter settings of this one
+player); ``rng`` is a SplitMix64 state, only drawn from when ``random_cards`` is on.
+The policy never writes to ``view`` and reads nothing hidden (the view has no hidden cards).
+
+Design (details in each helper's docstring):
+
+- **Hand evaluation** (:func:`suit_strength`, :func:`grand_strength`, :func:`null_bad`):
+  additive point counts from per-suit 8-bit lookup tables built at import (jacks and
+  trump length, aces and tens, guarded / bare tens, voids and singletons with enough
+  trumps, seat), turned into a winning chance by a logistic
+  ``p = 1 / (1 + exp(-(S + gain - T) / scale))``; null hands by the number of cards that
+  break the "safe suit" rule (the i-th lowest card of a suit at most at null rank 2i).
+- **Expected outcome** (:func:`expected_score`): ``p (V + 50) - (1 - p)(2 V + 50)``
+  in Seeger-Fabian points, with the overbid charge when ``V`` is below the bid.
+- **Bidding** (:func:`bid_limit`, :func:`bid_decision`): the highest game value ``V`` of
+  any contract (suit / grand / null, pickup or hand) whose chance is at least
+  ``bid_threshold``; bid the next ladder value while it is within the limit, hold
+  while the named bid is within it, else pass.
+- **Skat** (:func:`skat_decision`): hand only when the best hand game's chance is at
+  least ``hand_min_p`` and its expected score beats the best pickup game's.
+- **Discard** (:func:`discard_decision`): for every game type plan the two discards
+  greedily (suit / grand: never trumps; make voids, push unguarded tens and points into
+  the skat; null: remove the cards that break safe suits), score the resulting hand and
+  discard the first card of the best game's plan.
+- **Declaration** (:func:`declare_decision`): the legal declaration of highest expected
+  score (null only when the bid allows it; an overbid is chosen only when forced, then the
+  cheapest); schneider announced / schwarz / ouvert only for overwhelming hands.
+- **Kontra/Re** (:func:`kontra_decision`): Kontra with a very strong defensive hand, Re
+  when the declarer's own chance is very high.
+- **Card play** (:func:`card_decision`): suit and grand (declarer draws trumps with a
+  master trump or the majority, cashes unruffable masters, leads low from short suits;
+  defenders cash masters, lead to the partner's void, "kurzer Weg - lange Farbe,
+  langer Weg - kurze Farbe", avoid leading from tens, smear points on the partner's sure
+  trick, win cheaply, trump when void, duck low otherwise), null (declarer leads and ducks
+  low, discards his most dangerous card; defenders lead where the declarer must win, duck
+  under his card, dump high cards) and Ramsch (duck, dump points and high cards when void).
+  Outstanding cards, masters and possible holdings use ``F_PLAYED*``, ``F_VOID*``, the
+  declarer's discards and an ouvert hand.
+
+Speed: bit tricks on card masks and table lookups; loops run over at most the 12 cards
+of a hand. No allocation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..actions import BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, RE
+from ..bits import lsb, msb, popcount
+from ..cards import CARD_POINTS, SUIT_MASKS
+from ..rules import FOLLOW, GRAND, NULL, RAMSCH, STRENGTH, TRUMP_MASKS
+from ..scoring import matadors_of
+from . import game as G
+
+__all__ = ["PARAM_NAMES", "DEFAULT_PARAMS", "PARAM_DOCS", "rule_based_policy", "bid_limit",
+           "suit_strength", "grand_strength", "null_bad", "game_chance", "expected_score",
+           "bid_decision", "skat_decision", "discard_decision", "declare_decision",
+           "kontra_decision", "card_decision", "params_array"]
+
+# ----------------------------------------------------------------------------- parameters
+_PARAMS = (
+    ("bid_threshold", 0.60, "minimum winning chance of a game to bid up to its value"),
+    ("scale", 0.80, "logistic scale: strength points per unit of log-odds"),
+    ("suit_T", 7.30, "strength a known 10-card suit hand needs for a 50% chance"),
+    ("grand_offset", 1.10, "extra strength a grand needs over a suit game"),
+    ("pickup_gain", 0.80, "strength the skat pickup and the discard are worth (bidding, skat)"),
+    ("hand_min_p", 0.80, "minimum chance of a hand game (bid, skat decision)"),
+    ("max_bid", 264.0, "never bid or hold above this value (18: an 18-only bidder)"),
+    ("random_cards", 0.0, "1: play cards uniformly at random (the weakened card-play variant)"),
+    ("no_null", 0.0, "1: never bid or declare null"),
+    ("no_grand", 0.0, "1: never bid or declare grand"),
+    ("no_hand", 0.0, "1: never play hand"),
+    ("forehand_bonus", 0.25, "strength bonus for forehand (first lead) in suit games"),
+    ("grand_forehand", 0.60, "strength bonus for forehand in grand"),
+    ("trump_length", 0.40, "strength per trump beyond four (suit games)"),
+    ("void_bonus", 0.45, "strength of a side void with five or more trumps (singleton: 40%)"),
+    ("skat_points", 0.035, "strength per card point pushed into the skat"),
+    ("schneider_margin", 3.0, "strength above suit_T (plus hand) to announce schneider"),
+    ("allow_ouvert", 1.0, "1: announce schwarz / ouvert when every trick is sure"),
+    ("kontra_threshold", 8.0, "defensive count (trumps + jacks + aces + tens/2) for Kontra"),
+    ("re_threshold", 0.92, "declarer's chance needed to answer Re"),
+    ("null_p_pick", 0.90, "chance of a pickup null whose ten cards are safe"),
+    ("null_p_hand", 0.85, "chance of a safe null hand"),
+    ("random_bidding", 0.0, "1: bid, skat, discard and declare uniformly at random"),
+)
+PARAM_NAMES: tuple[str, ...] = tuple(p[0] for p in _PARAMS)
+DEFAULT_PARAMS: tuple[float, ...] = tuple(float(p[1]) for p in _PARAMS)
+PARAM_DOCS: dict[str, str] = {p[0]: p[2] for p in _PARAMS}
+
+(P_THR, P_SCALE, P_T, P_GRAND, P_GAIN, P_HANDP, P_MAXBID, P_RANDOM, P_NONULL, P_NOGRAND,
+ P_NOHAND, P_FH, P_GFH, P_TLEN, P_VOID, P_SKATPTS, P_SCHN, P_OUVERT, P_KONTRA, P_RE,
+ P_NULLPICK, P_NULLHAND, P_RANDBID) = range(len(_PARAMS))
+
+
+def params_array(**overrides: float) -> np.ndarray:
+    """The 32-entry float64 parameter row: defaults with ``overrides`` by name."""
+    row = np.zeros(32, dtype=np.float64)
+    row[:len(DEFAULT_PARAMS)] = DEFAULT_PARAMS
+    for k, v in overrides.items():
+        if k not in PARAM_NAMES:
+            raise ValueError(f"unknown rule_based parameter {k!r}; known: {', '.join(PARAM_NAMES)}")
+        row[PARAM_NAMES.index(k)] = float(v)
+    return row
+
+
+# ----------------------------------------------------------------------------- tables
+_ALL = 0xFFFF_FFFF
+_JACKS = 0x8080_8080
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+_PTS = _ro(np.array(CARD_POINTS, dtype=np.int64))
+_STR = STRENGTH
+_FOL = FOLLOW
+_TRUMP = _ro(np.array(TRUMP_MASKS, dtype=np.int64))
+_SUITM = _ro(np.array(SUIT_MASKS, dtype=np.int64))
+_BASE = _ro(np.array((9, 10, 11, 12, 24, 23, 0), dtype=np.int64))
+
+
+def _build_card_tables():
+    """ABOVE/BELOW[g*32+c]: cards of c's effective suit that beat / lose to c.
+    DUMP[g*32+c]: cost of throwing c away (low first); SMEAR: value of giving c to a won trick."""
+    above = np.zeros(7 * 32, dtype=np.int64)
+    below = np.zeros(7 * 32, dtype=np.int64)
+    dump = np.zeros(7 * 32, dtype=np.int64)
+    smear = np.zeros(7 * 32, dtype=np.int64)
+    for g in range(7):
+        tm = TRUMP_MASKS[g]
+        for c in range(32):
+            f = int(FOLLOW[g * 32 + c])
+            s = int(STRENGTH[g * 32 + c])
+            a = b = 0
+            for x in range(32):
+                if f >> x & 1 and x != c:
+                    if STRENGTH[g * 32 + x] > s:
+                        a |= 1 << x
+                    else:
+                        b |= 1 << x
+            above[g * 32 + c] = a
+            below[g * 32 + c] = b
+            p = CARD_POINTS[c]
+            if tm >> c & 1:
+                dump[g * 32 + c] = 60 + 3 * s + p
+                smear[g * 32 + c] = 3 * p - 40 - (40 if (c & 7) == 7 else 0)
+            else:
+                dump[g * 32 + c] = 3 * p + s
+                smear[g * 32 + c] = 3 * p - (4 if (c & 7) == 6 else 0) - s // 4
+    return tuple(_ro(t) for t in (above, below, dump, smear))
+
+
+_ABOVE, _BELOW, _DUMP, _SMEAR = _build_card_tables()
+
+# null rank position of each rank id (7 8 9 Q K 10 A J -> 7 8 9 10 J Q K A order)
+_NULL_POS = (0, 1, 2, 5, 6, 3, 7, 4)
+
+
+def _build_hand_tables():
+    """Per-suit lookup tables indexed by the suit's 8-bit rank byte (bit r = rank id r)."""
+    sv_suit = np.zeros(256, dtype=np.float64)   # side suit value in a suit game (7-bit index)
+    sv_grand = np.zeros(256, dtype=np.float64)  # side suit value in grand
+    voidish = np.zeros(256, dtype=np.float64)   # 1 void, 0.4 singleton non-ace
+    tv_suit = np.zeros(256, dtype=np.float64)   # trump suit (non-jack) cards
+    toprun = np.zeros(256, dtype=np.int64)      # 1 if the suit is a run from the ace down (or empty)
+    null_bad = np.zeros(256, dtype=np.int64)    # cards breaking the safe-suit rule (full byte)
+    for b in range(256):
+        b7 = b & 0x7F
+        n = bin(b7).count("1")
+        A, T, K = b7 >> 6 & 1, b7 >> 5 & 1, b7 >> 4 & 1
+        v = 0.0
+        if A:
+            v += 1.0
+            if T:
+                v += 0.8
+                if K:
+                    v += 0.25
+        elif T:
+            v += 0.3 if (K or n >= 3) else -0.4
+        elif K and n == 1:
+            v -= 0.1
+        if n >= 4:
+            v -= 0.15 * (n - 3)
+        sv_suit[b] = v
+        w = 0.0
+        if A:
+            w += 1.2
+            if T:
+                w += 1.0
+                if K:
+                    w += 0.5 + 0.6 * max(0, n - 3)
+        elif T:
+            w += 0.35 if (K or n >= 3) else -0.6
+        if not A:
+            w -= 0.1 * n
+        sv_grand[b] = w
+        voidish[b] = 1.0 if n == 0 else (0.4 if n == 1 and not A else 0.0)
+        tv_suit[b] = sum((1.15, 1.05, 0.95)[6 - r] if r >= 4 else 0.85 for r in range(7) if b7 >> r & 1)
+        run = True
+        seen_gap = False
+        for r in (6, 5, 4, 3, 2, 1, 0):
+            if b7 >> r & 1:
+                if seen_gap:
+                    run = False
+            else:
+                seen_gap = True
+        toprun[b] = 1 if run else 0
+        pos = sorted(_NULL_POS[r] for r in range(8) if b >> r & 1)
+        bad = 0
+        for i, p in enumerate(pos):
+            if p > 2 * i:
+                bad = len(pos) - i
+                break
+        null_bad[b] = bad
+    jv_suit = np.zeros(16, dtype=np.float64)
+    jv_grand = np.zeros(16, dtype=np.float64)
+    for j in range(16):
+        js = [(j >> k) & 1 for k in range(4)]  # D H S C
+        jv_suit[j] = 1.25 * js[0] + 1.4 * js[1] + 1.6 * js[2] + 1.8 * js[3] + (0.2 if js[3] and js[2] else 0.0)
+        jv_grand[j] = (1.15 * js[0] + 1.3 * js[1] + 1.5 * js[2] + 1.7 * js[3]
+                       + (0.3 if js[3] and js[2] else 0.0) + (0.5 if j == 15 else 0.0))
+    return tuple(_ro(t) for t in (sv_suit, sv_grand, voidish, tv_suit, toprun, null_bad, jv_suit, jv_grand))
+
+
+_SV_SUIT, _SV_GRAND, _VOIDISH, _TV_SUIT, _TOPRUN, _NULL_BAD, _JV_SUIT, _JV_GRAND = _build_hand_tables()
+# top-run of the jacks (CJ, CJ+SJ, ...) by 4-bit jack index, and its length
+_JRUN = _ro(np.array([1 if (j == 0 or (j >> 3) & 1 and all(((j >> k) & 1) <= ((j >> (k + 1)) & 1)
+                                                           for k in range(3))) else 0
+                      for j in range(16)], dtype=np.int64))
+_NULL_P_PICK = _ro(np.array((1.0, 0.88, 0.66, 0.28, 0.08, 0.02, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0), dtype=np.float64))
+_NULL_P_HAND = _ro(np.array((1.0, 0.35, 0.12, 0.03, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0), dtype=np.float64))
+
+
+# ----------------------------------------------------------------------------- hand evaluation
+@njit(cache=True, inline='always')
+def _jacks4(h):
+    """The four jacks of ``h`` as bits 0..3 = DJ HJ SJ CJ."""
+    return ((h >> 7) & 1) | ((h >> 14) & 2) | ((h >> 21) & 4) | ((h >> 28) & 8)
+
+
+@njit(cache=True)
+def suit_strength(h, t, seat, params):
+    """Strength points of hand ``h`` for a suit game with trump suit ``t`` (0 D .. 3 C).
+
+    Jacks (1.25 .. 1.8, +0.2 for CJ+SJ), trump-suit cards (A 1.15, 10 1.05, K 0.95,
+    others 0.85), ``trump_length`` per trump beyond four (-0.8 per trump short of four),
+    side suits from the table (ace 1, ace-ten +0.8, guarded ten +0.3, bare ten -0.4, long
+    side suits lose), voids and singletons worth ``void_bonus`` with five or more trumps,
+    and ``forehand_bonus`` for seat 0.
+    """
+    j = _jacks4(h)
+    tb = (h >> (8 * t)) & 0x7F
+    nt = popcount(j) + popcount(tb)
+    s = _JV_SUIT[j] + _TV_SUIT[tb]
+    if nt > 4:
+        s += params[P_TLEN] * (nt - 4)
+    elif nt < 4:
+        s -= 0.8 * (4 - nt)
+    vb = params[P_VOID] if nt >= 5 else 0.4 * params[P_VOID]
+    for u in range(4):
+        if u != t:
+            b = (h >> (8 * u)) & 0x7F
+            s += _SV_SUIT[b] + vb * _VOIDISH[b]
+    if seat == 0:
+        s += params[P_FH]
+    return s
+
+
+@njit(cache=True)
+def grand_strength(h, seat, params):
+    """Strength points of ``h`` for grand: jacks (1.15 .. 1.7, +0.3 CJ+SJ, +0.5 all four),
+    side suits from the grand table (ace 1.2, ace-ten +1, A-10-K +0.5 and +0.6 per further
+    card, guarded ten +0.35, bare ten -0.6, -0.1 per card of a suit without its ace) and
+    ``grand_forehand`` for seat 0; ``grand_offset`` is subtracted (grand is harder)."""
+    s = _JV_GRAND[_jacks4(h)] - params[P_GRAND]
+    for u in range(4):
+        s += _SV_GRAND[(h >> (8 * u)) & 0x7F]
+    if seat == 0:
+        s += params[P_GFH]
+    return s
+
+
+@njit(cache=True)
+def null_bad(h):
+    """Cards of ``h`` that break the safe-suit rule of null, summed over the suits.
+
+    A suit is safe when its i-th lowest card (null order 7 8 9 10 J Q K A, 0-based i) is at
+    most the (2i)-th rank: the declarer can then always duck. ``null_bad`` counts, per
+    suit, the cards from the first violation upwards (what a discard would have to remove).
+    """
+    return (_NULL_BAD[h & 0xFF] + _NULL_BAD[(h >> 8) & 0xFF] + _NULL_BAD[(h >> 16) & 0xFF]
+            + _NULL_BAD[(h >> 24) & 0xFF])
+
+
+@njit(cache=True, inline='always')
+def _logistic(x):
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+@njit(cache=True)
+def game_chance(h, g, seat, params, extra):
+    """Winning chance of hand ``h`` in game ``g`` (0..4) with ``extra`` strength points
+    (pickup gain, pushed skat points, minus nothing for hand games)."""
+    if g == GRAND:
+        s = grand_strength(h, seat, params)
+    else:
+        s = suit_strength(h, g, seat, params)
+    return _logistic((s + extra - params[P_T]) / params[P_SCALE])
+
+
+@njit(cache=True)
+def expected_score(p, value, bid, base):
+    """Seeger-Fabian expectation of declaring a game of ``value`` won with chance ``p``:
+    ``p (V + 50) - (1 - p)(2 V + 50)``; an overbid (``value < bid``) is lost for sure and
+    charged ``base * ceil(bid / base)``."""
+    if value < bid:
+        charged = base * ((bid + base - 1) // base)
+        return -2.0 * charged - 50.0
+    return p * (value + 50.0) - (1.0 - p) * (2.0 * value + 50.0)
+
+
+@njit(cache=True)
+def _null_chance(bad, hand, ouvert, params):
+    """Chance of a null game from the unsafe-card count of the final (hand: dealt) cards."""
+    if hand:
+        p = params[P_NULLHAND] * _NULL_P_HAND[min(bad, 12)]
+    else:
+        p = params[P_NULLPICK] * _NULL_P_PICK[min(bad, 12)]
+    if ouvert:
+        p = p * 0.85 if bad == 0 else p * 0.4
+    return p
+
+
+@njit(cache=True)
+def bid_limit(h, seat, params):
+    """Highest game value the seat bids or holds with its ten cards ``h``.
+
+    Every contract is considered: the four suits and grand after a pickup (chance with
+    ``pickup_gain``) and as hand games (one more multiplier, chance >= ``hand_min_p``),
+    null (23), null hand (35), null ouvert (46) and null ouvert hand (59); the value uses
+    the matadors of the ten cards. The limit is the highest value with chance >=
+    ``bid_threshold``, capped at ``max_bid``. 0 means pass.
+    """
+    thr = params[P_THR]
+    hthr = max(thr, params[P_HANDP])
+    gain = params[P_GAIN]
+    nohand = params[P_NOHAND] != 0.0
+    best = 0
+    for g in range(5):
+        if g == GRAND and params[P_NOGRAND] != 0.0:
+            continue
+        if g == GRAND:
+            s = grand_strength(h, seat, params)
+        else:
+            s = suit_strength(h, g, seat, params)
+        m = matadors_of(h, g)
+        if m < 0:
+            m = -m
+        x = (s - params[P_T]) / params[P_SCALE]
+        if _logistic(x + gain / params[P_SCALE]) >= thr:
+            best = max(best, _BASE[g] * (m + 1))
+        if not nohand and _logistic(x) >= hthr:
+            best = max(best, _BASE[g] * (m + 2))
+    if params[P_NONULL] == 0.0:
+        bad = null_bad(h)
+        # a pickup null can discard two bad cards (the skat may bring new ones)
+        if _null_chance(bad, False, False, params) >= thr:
+            best = max(best, 23)
+        if _null_chance(max(bad - 2, 0) + (1 if bad > 0 else 0), False, True, params) >= thr:
+            best = max(best, 46)
+        if not nohand:
+            if _null_chance(bad, True, False, params) >= hthr:
+                best = max(best, 35)
+            if _null_chance(bad, True, True, params) >= hthr:
+                best = max(best, 59)
+    cap = int(params[P_MAXBID])
+    return min(best, cap)
+
+
+# ----------------------------------------------------------------------------- small helpers
+@njit(cache=True, inline='always')
+def _min_of(mask, table, off):
+    """Card of ``mask`` with the smallest ``table[off + c]`` (lowest id on ties); -1 if empty."""
+    best = -1
+    bv = 1 << 40
+    m = mask
+    while m:
+        c = lsb(m)
+        m &= m - 1
+        v = table[off + c]
+        if v < bv:
+            bv = v
+            best = c
+    return best
+
+
+@njit(cache=True, inline='always')
+def _max_of(mask, table, off):
+    """Card of ``mask`` with the largest ``table[off + c]`` (highest id on ties); -1 if empty."""
+    best = -1
+    bv = -(1 << 40)
+    m = mask
+    while m:
+        c = lsb(m)
+        m &= m - 1
+        v = table[off + c]
+        if v >= bv:
+            bv = v
+            best = c
+    return best
+
+
+@njit(cache=True, inline='always')
+def _poss(view, q, out, dh):
+    """Cards seat ``q`` may hold: exact for a visible (ouvert) declarer hand, else the
+    outstanding cards minus the suits ``q`` showed void in."""
+    if dh != 0 and q == view[G.F_DECLARER]:
+        return dh
+    return out & ~view[G.F_VOID0 + q]
+
+
+@njit(cache=True, inline='always')
+def _can_beat(x, led, g, poss, void_q):
+    """Might a later player with possible cards ``poss`` and shown voids ``void_q`` beat
+    ``x`` (the card that would then be winning the trick led with ``led``)?"""
+    tm = _TRUMP[g]
+    fol = _FOL[g * 32 + led]
+    ab = _ABOVE[g * 32 + x] & poss
+    if (tm >> x) & 1:
+        if (tm >> led) & 1:
+            return ab != 0
+        return (void_q & fol) != 0 and ab != 0
+    if ab != 0:
+        return True
+    return (void_q & fol) != 0 and (poss & tm) != 0
+
+
+@njit(cache=True, inline='always')
+def _choose_win(S, g):
+    """Card to win a trick with from the winning cards ``S``: in the led suit the card of
+    most points but keeping the highest (the master stays in hand) when there is a choice;
+    otherwise the lowest trump."""
+    tm = _TRUMP[g]
+    plain = S & ~tm
+    if plain:
+        if popcount(plain) >= 2:
+            plain &= ~(1 << _max_of(plain, _STR, g * 32))
+        return _max_of(plain, _PTS, 0)
+    return _min_of(S, _STR, g * 32)
+
+
+@njit(cache=True, inline='always')
+def _dump(hand, legal, g):
+    """Cheapest card to throw away: low points and rank, trumps last, short suits first."""
+    best = -1
+    bv = 1 << 40
+    m = legal
+    tm = _TRUMP[g]
+    while m:
+        c = lsb(m)
+        m &= m - 1
+        v = _DUMP[g * 32 + c] * 4
+        if not (tm >> c) & 1:
+            v += popcount(hand & _FOL[g * 32 + c]) * 3
+        if v < bv:
+            bv = v
+            best = c
+    return best
+
+
+# ----------------------------------------------------------------------------- card play
+@njit(cache=True)
+def _suit_lead(view, me, g, d, hand, out, dh):
+    """Lead in a suit or grand game (declarer or defender)."""
+    tm = _TRUMP[g]
+    T = hand & tm
+    side = hand & ~tm
+    off = g * 32
+    if me == d:
+        opT = out & tm
+        if T != 0 and opT != 0:
+            top = _max_of(T, _STR, off)
+            if (_ABOVE[off + top] & out) == 0:
+                return top  # draw trumps with a master
+        # cash side masters that cannot be ruffed
+        masters = 0
+        m = side
+        while m:
+            c = lsb(m)
+            m &= m - 1
+            if (_ABOVE[off + c] & out) == 0:
+                fol = _FOL[off + c]
+                ok = True
+                if opT != 0:
+                    if (out & fol) == 0:
+                        ok = False
+                    for q in range(3):
+                        if q != me and (view[G.F_VOID0 + q] & fol) != 0 and (_poss(view, q, out, dh) & tm) != 0:
+                            ok = False
+                if ok:
+                    masters |= 1 << c
+        if masters:
+            return _max_of(masters, _PTS, 0)
+        if T != 0 and opT != 0 and popcount(T) > popcount(opT):
+            return _min_of(T, _DUMP, off)
+        if side:
+            return _dump(hand, side, g)
+        return _max_of(T, _STR, off)
+    # defender
+    p = 3 - me - d
+    kurz = ((me + 1) % 3) == d
+    poss_d = _poss(view, d, out, dh)
+    poss_p = _poss(view, p, out, dh) & ~dh
+    dT = poss_d & tm
+    best_sc = -(1 << 40)
+    best_c = -1
+    for u in range(4):
+        sm = _SUITM[u] & ~tm
+        mine = hand & sm
+        if sm == 0 or mine == 0:
+            continue
+        top = msb(mine)
+        low = lsb(mine)
+        dvoid = (poss_d & sm) == 0
+        pvoid = (view[G.F_VOID0 + p] & sm) != 0
+        ncnt = popcount(mine)
+        if (_ABOVE[off + top] & out) == 0 and (not dvoid or dT == 0):
+            sc = 100 + _PTS[top]
+            card = top
+        elif pvoid and not dvoid and (poss_p & tm) != 0:
+            sc = 80 - _PTS[low]
+            card = low
+        elif dvoid and dT != 0:
+            sc = -20 - _PTS[low]
+            card = low
+        else:
+            sc = 10 * ncnt if kurz else 10 * (8 - ncnt)
+            card = low
+            ten = (mine >> (8 * u + 5)) & 1
+            ace_out = (out >> (8 * u + 6)) & 1
+            if ten and ace_out:
+                sc -= 25
+                if card == 8 * u + 5:
+                    sc -= 30
+            sc -= _PTS[card]
+        if sc > best_sc:
+            best_sc = sc
+            best_c = card
+    if best_c >= 0:
+        return best_c
+    top = _max_of(T, _STR, off)
+    if (_ABOVE[off + top] & out) == 0:
+        return top
+    return _min_of(T, _DUMP, off)
+
+
+@njit(cache=True)
+def _suit_follow(view, me, g, d, hand, legal, out, dh, n):
+    """Second or third card in a suit or grand game."""
+    tm = _TRUMP[g]
+    off = g * 32
+    c0 = view[G.F_TRICK0]
+    led = c0
+    best = c0
+    wpos = 0
+    pts = _PTS[c0]
+    if n == 2:
+        c1 = view[G.F_TRICK1]
+        pts += _PTS[c1]
+        s1 = _STR[off + c1]
+        if s1 > _STR[off + best] and (s1 >= 16 or (c1 >> 3) == (best >> 3)):
+            best = c1
+            wpos = 1
+    leader = view[G.F_LEADER]
+    wseat = (leader + wpos) % 3
+    friend = (me == d) == (wseat == d)
+    last = n == 2
+    nxt = (me + 1) % 3
+    poss_n = _poss(view, nxt, out, dh)
+    void_n = view[G.F_VOID0 + nxt]
+    if (tm >> best) & 1:
+        B = legal & _ABOVE[off + best]
+    else:
+        B = legal & (_ABOVE[off + best] | tm)
+    if friend:
+        if last or not _can_beat(best, led, g, poss_n, void_n):
+            return _max_of(legal, _SMEAR, off)
+        sure = 0
+        m = B
+        while m:
+            x = lsb(m)
+            m &= m - 1
+            if not _can_beat(x, led, g, poss_n, void_n):
+                sure |= 1 << x
+        if sure:
+            return _choose_win(sure, g)
+        return _dump(hand, legal, g)
+    if B:
+        if last:
+            return _choose_win(B, g)
+        nxt_friend = (nxt == d) == (me == d)
+        if nxt_friend:
+            return _choose_win(B, g)
+        sure = 0
+        m = B
+        while m:
+            x = lsb(m)
+            m &= m - 1
+            if not _can_beat(x, led, g, poss_n, void_n):
+                sure |= 1 << x
+        if sure:
+            return _choose_win(sure, g)
+        if pts >= 10 and (B & tm) != 0:
+            return _max_of(B & tm, _STR, off)
+    return _dump(hand, legal, g)
+
+
+@njit(cache=True)
+def _null_lead(view, me, d, hand, out, dh):
+    """Lead in null: the declarer leads the card fewest outstanding cards can duck under;
+    a defender leads low where the declarer (not void) must take or is likely to."""
+    off = NULL * 32
+    best = -1
+    bv = 1 << 40
+    m = hand
+    if me == d:
+        while m:
+            c = lsb(m)
+            m &= m - 1
+            fol = _FOL[off + c]
+            if (out & fol) == 0:
+                v = 1000 + _STR[off + c]
+            else:
+                v = popcount(out & _BELOW[off + c]) * 16 - popcount(out & _ABOVE[off + c])
+            if v < bv:
+                bv = v
+                best = c
+        return best
+    poss_d = _poss(view, d, out, dh)
+    while m:
+        c = lsb(m)
+        m &= m - 1
+        fol = _FOL[off + c]
+        dsuit = poss_d & fol
+        if dsuit == 0:
+            v = 500 + _STR[off + c]
+        elif dh != 0:
+            # the declarer must play above c unless he holds a lower card of the suit
+            v = popcount(dsuit & _BELOW[off + c]) * 40 + _STR[off + c]
+        else:
+            v = popcount(out & _BELOW[off + c]) * 16 + _STR[off + c]
+        if v < bv:
+            bv = v
+            best = c
+    return best
+
+
+@njit(cache=True)
+def _null_follow(view, me, d, hand, legal, out, n):
+    """Follow in null: the declarer ducks with his highest card under the best, a defender
+    ducks under a winning declarer card and otherwise dumps high cards."""
+    off = NULL * 32
+    led = view[G.F_TRICK0]
+    leader = view[G.F_LEADER]
+    best = led
+    bseat = leader
+    if n == 2:
+        c1 = view[G.F_TRICK1]
+        if (c1 >> 3) == (led >> 3) and _STR[off + c1] > _STR[off + best]:
+            best = c1
+            bseat = (leader + 1) % 3
+    fol = legal & _FOL[off + led]
+    if me == d:
+        if fol:
+            under = fol & _BELOW[off + best]
+            if under:
+                return _max_of(under, _STR, off)
+            if n == 2:
+                return _max_of(fol, _STR, off)
+            return _min_of(fol, _STR, off)
+        # discard the most dangerous card: most outstanding cards below it
+        bestc = -1
+        bv = -(1 << 40)
+        m = legal
+        while m:
+            c = lsb(m)
+            m &= m - 1
+            v = popcount(out & _BELOW[off + c]) * 16 + _STR[off + c]
+            if v > bv:
+                bv = v
+                bestc = c
+        return bestc
+    declarer_played = leader == d or (n == 2 and (leader + 1) % 3 == d)
+    if declarer_played and bseat == d:
+        if fol:
+            under = fol & _BELOW[off + best]
+            if under:
+                return _max_of(under, _STR, off)
+            return _max_of(fol, _STR, off)
+        return _max_of(legal, _STR, off)
+    if declarer_played:
+        return _max_of(legal, _STR, off)
+    # declarer still to play: keep the trick low
+    if fol:
+        return _min_of(fol, _STR, off)
+    return _max_of(legal, _STR, off)
+
+
+@njit(cache=True)
+def _ramsch_play(view, me, hand, legal, out, n):
+    """Ramsch (jacks trumps, everyone alone): lead cards that can hardly win, duck with the
+    highest card that loses while dumping points, take unavoidable tricks cheaply."""
+    g = RAMSCH
+    off = g * 32
+    tm = _TRUMP[g]
+    if n == 0:
+        best = -1
+        bv = 1 << 40
+        m = legal
+        while m:
+            c = lsb(m)
+            m &= m - 1
+            fol = _FOL[off + c]
+            if (out & fol) == 0:
+                v = 1000 + _PTS[c]
+            else:
+                v = popcount(out & _BELOW[off + c]) * 16 + _PTS[c] + (20 if (tm >> c) & 1 else 0)
+            if v < bv:
+                bv = v
+                best = c
+        return best
+    c0 = view[G.F_TRICK0]
+    best = c0
+    if n == 2:
+        c1 = view[G.F_TRICK1]
+        s1 = _STR[off + c1]
+        if s1 > _STR[off + best] and (s1 >= 16 or (c1 >> 3) == (best >> 3)):
+            best = c1
+    if (tm >> best) & 1:
+        B = legal & _ABOVE[off + best]
+    else:
+        B = legal & (_ABOVE[off + best] | tm)
+    lose = legal & ~B
+    if lose:
+        bestc = -1
+        bv = -(1 << 40)
+        m = lose
+        while m:
+            c = lsb(m)
+            m &= m - 1
+            v = _PTS[c] * 4 + _STR[off + c] + (30 if (tm >> c) & 1 else 0)
+            if v > bv:
+                bv = v
+                bestc = c
+        return bestc
+    if n == 2:
+        bestc = -1
+        bv = 1 << 40
+        m = B
+        while m:
+            c = lsb(m)
+            m &= m - 1
+            v = _PTS[c] * 4 - _STR[off + c]
+            if v < bv:
+                bv = v
+                bestc = c
+        return bestc
+    return _min_of(B, _STR, off)
+
+
+@njit(cache=True)
+def card_decision(view, me):
+    """The card to play (phase PH_PLAY) for every contract and seat role."""
+    g = view[G.F_GAME]
+    d = view[G.F_DECLARER]
+    hand = view[G.F_HAND0 + me]
+    n = view[G.F_NCARDS]
+    if n > 0:
+        f = hand & _FOL[g * 32 + view[G.F_TRICK0]]
+        legal = f if f != 0 else hand
+    else:
+        legal = hand
+    if legal & (legal - 1) == 0:
+        return lsb(legal)
+    known = hand | view[G.F_PLAYED0] | view[G.F_PLAYED1] | view[G.F_PLAYED2] | view[G.F_SKAT]
+    dh = 0
+    if d >= 0 and d != me:
+        dh = view[G.F_HAND0 + d]  # non-zero only for an open (ouvert) declarer
+        known |= dh
+    out = _ALL & ~known
+    if g == RAMSCH:
+        return _ramsch_play(view, me, hand, legal, out, n)
+    if g == NULL:
+        if n == 0:
+            return _null_lead(view, me, d, hand, out, dh)
+        return _null_follow(view, me, d, hand, legal, out, n)
+    if n == 0:
+        return _suit_lead(view, me, g, d, hand, out, dh)
+    return _suit_follow(view, me, g, d, hand, legal, out, dh, n)
+
+
+# ----------------------------------------------------------------------------- bidding, skat
+@njit(cache=True)
+def bid_decision(view, me, params):
+    """Bid the next ladder value while it is within :func:`bid_limit`, hold while the named
+    bid is within it (the responder), forehand alone plays at 18 when it can; else pass."""
+    limit = bid_limit(view[G.F_HAND0 + me], me, params)
+    if view[G.F_BID_STAGE] == 2:
+        return BID_BASE if limit >= 18 else PASS
+    if me == view[G.F_RESPONDER]:
+        return HOLD if view[G.F_BID] <= limit else PASS
+    j = view[G.F_BID_IDX] + 1
+    if j < 63 and G.BID_ARRAY[j] <= limit:
+        return BID_BASE + j
+    return PASS
+
+
+@njit(cache=True)
+def _best_plain(h, seat, params, bid, hand, matcards, extra):
+    """Best suit/grand game of ``h`` at ``bid``: ``(game, expected score, chance)``;
+    hand games count one more level. ``matcards``: the cards that fix the matadors."""
+    best_g = -1
+    best_ev = -1e18
+    best_p = 0.0
+    for g in range(5):
+        if g == GRAND and params[P_NOGRAND] != 0.0:
+            continue
+        p = game_chance(h, g, seat, params, extra)
+        m = matadors_of(matcards, g)
+        if m < 0:
+            m = -m
+        v = _BASE[g] * (m + 1 + hand)
+        ev = expected_score(p, v, bid, _BASE[g])
+        if ev > best_ev:
+            best_ev = ev
+            best_g = g
+            best_p = p
+    return best_g, best_ev, best_p
+
+
+@njit(cache=True)
+def skat_decision(view, me, params):
+    """Pickup or hand: hand only if the best hand game (suit, grand or null hand) has a
+    chance >= ``hand_min_p`` and a higher expected score than the best pickup game."""
+    h = view[G.F_HAND0 + me]
+    if params[P_NOHAND] != 0.0:
+        return PICKUP
+    bid = view[G.F_BID]
+    _, ev_pick, _ = _best_plain(h, me, params, bid, 0, h, params[P_GAIN])
+    g_h, ev_hand, p_hand = _best_plain(h, me, params, bid, 1, h, 0.0)
+    if params[P_NONULL] == 0.0:
+        bad = null_bad(h)
+        p_np = _null_chance(bad, False, False, params)
+        if bid <= 23:
+            ev_pick = max(ev_pick, expected_score(p_np, 23, bid, 23))
+        p_nh = _null_chance(bad, True, False, params)
+        if bid <= 35 and p_nh >= params[P_HANDP]:
+            ev = expected_score(p_nh, 35, bid, 35)
+            if ev > ev_hand:
+                ev_hand = ev
+                p_hand = p_nh
+    if p_hand >= params[P_HANDP] and ev_hand > ev_pick:
+        return HAND
+    return PICKUP
+
+
+@njit(cache=True)
+def _greedy_discard(h, g, params):
+    """The card a declarer planning game ``g`` discards next from ``h``.
+
+    Suit / grand: never a trump (unless only trumps are left): the side card whose removal
+    improves the side-suit value most (voids, bare tens) plus ``skat_points`` per point
+    saved. Null: the card whose removal cuts the unsafe count most, the highest on ties.
+    """
+    if g == NULL:
+        best = -1
+        bv = -1e18
+        m = h
+        while m:
+            c = lsb(m)
+            m &= m - 1
+            u = c >> 3
+            b = (h >> (8 * u)) & 0xFF
+            v = float(_NULL_BAD[b] - _NULL_BAD[b & ~(1 << (c & 7))]) * 100.0 + _STR[NULL * 32 + c]
+            if v > bv:
+                bv = v
+                best = c
+        return best
+    tm = _TRUMP[g]
+    cand = h & ~tm
+    if cand == 0:
+        return _min_of(h, _DUMP, g * 32)
+    nt = popcount(h & tm)
+    vb = params[P_VOID] if nt >= 5 else 0.4 * params[P_VOID]
+    wp = params[P_SKATPTS]
+    best = -1
+    bv = -1e18
+    m = cand
+    while m:
+        c = lsb(m)
+        m &= m - 1
+        u = c >> 3
+        b = (h >> (8 * u)) & 0x7F
+        b2 = b & ~(1 << (c & 7))
+        if g == GRAND:
+            v = _SV_GRAND[b2] - _SV_GRAND[b]
+        else:
+            v = _SV_SUIT[b2] - _SV_SUIT[b] + vb * (_VOIDISH[b2] - _VOIDISH[b])
+        v += wp * _PTS[c]
+        if v > bv:
+            bv = v
+            best = c
+    return best
+
+
+@njit(cache=True)
+def _plan_after_pickup(view, me, params, k):
+    """For each game: discard ``k`` cards greedily, then score the ten cards. Returns
+    ``(game, first discard, expected score)`` of the best plan; null counts as 23 or 46."""
+    h = view[G.F_HAND0 + me]
+    bid = view[G.F_BID]
+    all12 = h | view[G.F_SKAT]
+    best_g = -1
+    best_c = -1
+    best_ev = -1e18
+    for g in range(6):
+        if g == GRAND and params[P_NOGRAND] != 0.0:
+            continue
+        if g == NULL and (params[P_NONULL] != 0.0 or bid > 46):
+            continue
+        hh = h
+        first = -1
+        for _ in range(k):
+            c = _greedy_discard(hh, g, params)
+            if first < 0:
+                first = c
+            hh &= ~(1 << c)
+        skat = all12 & ~hh
+        if g == NULL:
+            bad = null_bad(hh)
+            ev = -1e18
+            if bid <= 23:
+                ev = expected_score(_null_chance(bad, False, False, params), 23, bid, 23)
+            ev = max(ev, expected_score(_null_chance(bad, False, True, params), 46, bid, 46))
+        else:
+            p = game_chance(hh, g, me, params, params[P_SKATPTS] * (
+                11 * popcount(skat & 0x4040_4040) + 10 * popcount(skat & 0x2020_2020)
+                + 4 * popcount(skat & 0x1010_1010) + 3 * popcount(skat & 0x0808_0808)))
+            m = matadors_of(all12, g)
+            if m < 0:
+                m = -m
+            ev = expected_score(p, _BASE[g] * (m + 1), bid, _BASE[g])
+        if ev > best_ev:
+            best_ev = ev
+            best_g = g
+            best_c = first
+    return best_g, best_c, best_ev
+
+
+@njit(cache=True)
+def discard_decision(view, me, params):
+    """Discard (12 or 11 cards in hand): the first card of the best game's discard plan."""
+    k = 2 if view[G.F_DISCARDS] == 0 else 1
+    _, c, _ = _plan_after_pickup(view, me, params, k)
+    return c
+
+
+@njit(cache=True)
+def _sure_all(h, g, seat):
+    """Does ``h`` take every trick for sure (schwarz / ouvert): forehand, trumps a top run
+    at least as long as the trumps out, every side suit a run from its ace down?"""
+    if seat != 0:
+        return False
+    j = _jacks4(h)
+    if g == GRAND:
+        if _JRUN[j] == 0:
+            return False
+        if popcount(j) < 4 - popcount(j):
+            return False
+        for u in range(4):
+            if _TOPRUN[(h >> (8 * u)) & 0x7F] == 0:
+                return False
+        return True
+    # suit game: trumps CJ SJ HJ DJ A 10 K Q 9 8 7 must be a top run
+    seq = (j << 7) | ((h >> (8 * g)) & 0x7F)
+    nt = popcount(seq)
+    if nt == 0 or (seq >> 10) & 1 == 0:
+        return False
+    gaps = ~seq & 0x7FF
+    if gaps != 0 and (seq & ((1 << (msb(gaps) + 1)) - 1)) != 0:
+        return False  # not a run from the top
+    if nt < 11 - nt:
+        return False
+    for u in range(4):
+        if u != g and _TOPRUN[(h >> (8 * u)) & 0x7F] == 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def declare_decision(view, me, params):
+    """The declaration of highest expected score among the legal ones (bits of
+    :func:`skatsim.kernels.game.declaration_bits`)."""
+    h = view[G.F_HAND0 + me]
+    bid = view[G.F_BID]
+    base, lo, _ = G.legal_set(view)
+    picked = view[G.F_PICKED] != 0
+    best_a = -1
+    best_ev = -1e18
+    if picked:
+        skat = view[G.F_SKAT]
+        spts = (11 * popcount(skat & 0x4040_4040) + 10 * popcount(skat & 0x2020_2020)
+                + 4 * popcount(skat & 0x1010_1010) + 3 * popcount(skat & 0x0808_0808))
+        all12 = h | skat
+        for g in range(5):
+            if g == GRAND and params[P_NOGRAND] != 0.0:
+                continue
+            p = game_chance(h, g, me, params, params[P_SKATPTS] * spts)
+            m = matadors_of(all12, g)
+            if m < 0:
+                m = -m
+            ev = expected_score(p, _BASE[g] * (m + 1), bid, _BASE[g])
+            if ev > best_ev:
+                best_ev = ev
+                best_a = g
+        if params[P_NONULL] == 0.0:
+            bad = null_bad(h)
+            if (lo >> 5) & 1:
+                ev = expected_score(_null_chance(bad, False, False, params), 23, bid, 23)
+                if ev > best_ev:
+                    best_ev = ev
+                    best_a = 5
+            if (lo >> 6) & 1:
+                ev = expected_score(_null_chance(bad, False, True, params), 46, bid, 46)
+                if ev > best_ev:
+                    best_ev = ev
+                    best_a = 6
+        if best_a < 0:
+            best_a = 0
+        return DECLARE_BASE + best_a
+    for g in range(5):
+        if g == GRAND and params[P_NOGRAND] != 0.0:
+            continue
+        if g == GRAND:
+            s = grand_strength(h, me, params)
+        else:
+            s = suit_strength(h, g, me, params)
+        x = (s - params[P_T]) / params[P_SCALE]
+        p = _logistic(x)
+        m = matadors_of(h, g)
+        if m < 0:
+            m = -m
+        a0 = 7 + 4 * g
+        ev = expected_score(p, _BASE[g] * (m + 2), bid, _BASE[g])
+        if ev > best_ev:
+            best_ev = ev
+            best_a = a0
+        ps = _logistic(x - params[P_SCHN] / params[P_SCALE])
+        if ps > 0.5:
+            ev = expected_score(ps, _BASE[g] * (m + 4), bid, _BASE[g])
+            if ev > best_ev:
+                best_ev = ev
+                best_a = a0 + 1
+        if params[P_OUVERT] != 0.0 and _sure_all(h, g, me):
+            ev = expected_score(0.97, _BASE[g] * (m + 8), bid, _BASE[g])
+            if ev > best_ev:
+                best_ev = ev
+                best_a = a0 + 3
+    if params[P_NONULL] == 0.0:
+        bad = null_bad(h)
+        if (lo >> 27) & 1:
+            ev = expected_score(_null_chance(bad, True, False, params), 35, bid, 35)
+            if ev > best_ev:
+                best_ev = ev
+                best_a = 27
+        if (lo >> 28) & 1:
+            ev = expected_score(_null_chance(bad, True, True, params), 59, bid, 59)
+            if ev > best_ev:
+                best_ev = ev
+                best_a = 28
+    if best_a < 0:
+        best_a = 7
+    return DECLARE_BASE + best_a
+
+
+@njit(cache=True)
+def kontra_decision(view, me, params):
+    """Kontra: a defender whose count (trumps + jacks + side aces + side tens with their ace
+    / 2) reaches ``kontra_threshold`` (never against null). Re: the declarer whose own
+    chance is at least ``re_threshold``."""
+    g = view[G.F_GAME]
+    d = view[G.F_DECLARER]
+    h = view[G.F_HAND0 + me]
+    if me == d:
+        if g == NULL:
+            return PASS
+        extra = 0.0 if view[G.F_PICKED] == 0 else params[P_GAIN] * 0.5
+        if game_chance(h, g, me, params, extra) >= params[P_RE]:
+            return RE
+        return PASS
+    if g == NULL:
+        return PASS
+    tm = _TRUMP[g]
+    side = h & ~tm
+    aces = side & 0x4040_4040
+    tens = side & 0x2020_2020 & (aces >> 1)
+    cnt = popcount(h & tm) + popcount(h & _JACKS) + popcount(aces) + 0.5 * popcount(tens)
+    if cnt >= params[P_KONTRA]:
+        return KONTRA
+    return PASS
+
+
+# ----------------------------------------------------------------------------- entry point
+@njit(cache=True, inline='always')
+def rule_based_policy(view, seat, params, rng):
+    """The rule-based player's action for ``seat`` on its masked ``view``: ``(action, rng)``.
+
+    Dispatches by phase to the decision helpers; the result is checked against
+    ``legal_set(view)`` and replaced by the lowest legal action should it ever be illegal.
+    ``rng`` is only drawn from in the random variants (``random_cards``, ``random_bidding``).
+    """
+    ph = view[G.F_PHASE]
+    if ph == G.PH_PLAY:
+        if params[P_RANDOM] != 0.0:
+            return G.random_action(view, rng)
+        a = card_decision(view, seat)
+    elif ph != G.PH_KONTRA and params[P_RANDBID] != 0.0:
+        return G.random_action(view, rng)
+    elif ph == G.PH_BID:
+        a = bid_decision(view, seat, params)
+    elif ph == G.PH_SKAT:
+        a = skat_decision(view, seat, params)
+    elif ph == G.PH_DISCARD:
+        a = discard_decision(view, seat, params)
+    elif ph == G.PH_DECLARE:
+        a = declare_decision(view, seat, params)
+    else:
+        a = kontra_decision(view, seat, params)
+    base, lo, hi = G.legal_set(view)
+    i = a - base
+    ok = False
+    if 0 <= i < 32:
+        ok = ((lo >> i) & 1) == 1
+    elif 32 <= i < 64:
+        ok = ((hi >> (i - 32)) & 1) == 1
+    if not ok:
+        if lo != 0:
+            a = base + lsb(lo)
+        else:
+            a = base + 32 + lsb(hi)
+    return a, rng
