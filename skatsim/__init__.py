@@ -11,6 +11,10 @@ The public API in one place:
   rollouts: :func:`rollouts`, :func:`rollouts_from_state`
 """
 
+from ._numba_cache import configure as _configure_numba_cache
+
+_configure_numba_cache()
+
 from .actions import NUM_ACTIONS, action_to_string, string_to_action
 from .cards import CardSet
 from .contracts import BID_VALUES, Contract
