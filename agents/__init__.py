@@ -1,5 +1,63 @@
-"""Agents for skatsim (random, rule-based, PIMC, neural bidding) arrive with the agents issue.
+"""Agents for skatsim: the agent protocol, a registry of named agents, the game loop,
+the shared agent test and duplicate tournaments.
 
-They build on :mod:`skatsim` and act on ``SkatState.observation(player)``; the core
-never imports this package.
+Dependency arrows point one way: ``agents`` builds on :mod:`skatsim`; the core never
+imports this package.
+
+- protocol and registry (:mod:`agents.base`): :class:`Agent`, :func:`register`,
+  :func:`make_agent`, :func:`list_agents`, :class:`AgentSpec`;
+- :class:`RandomAgent` (:mod:`agents.random_agent`), ``RuleBasedAgent``
+  (:mod:`agents.rule_based`, made by name: ``make_agent("rule_based", **params)``);
+- the game loop (:mod:`agents.play`): :func:`play_game`, :func:`play`, :class:`Table`;
+- duplicate tournaments (:mod:`agents.tournament`): :func:`run_tournament`;
+- :func:`agents.testing.agent_api_test`: the test every registered agent passes.
+
+>>> sorted(list_agents())
+['random', 'rule_based']
+>>> s = play_game(["random", "random", "random"], seed=3)
+>>> s.is_terminal()
+True
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Agent, AgentInfo, AgentSpec, agent_info, list_agents, make_agent, register
+from .play import AgentError, IllegalActionError, PlayedGame, Table, play, play_game
+from .random_agent import RandomAgent
+
+__all__ = ["Agent", "AgentInfo", "AgentSpec", "agent_info", "list_agents", "make_agent", "register",
+           "AgentError", "IllegalActionError", "PlayedGame", "Table", "play", "play_game", "RandomAgent",
+           "run_tournament", "TournamentResult", "RuleBasedAgent"]
+
+
+def _rule_based_defaults() -> dict[str, float]:
+    from skatsim.kernels.heuristic import DEFAULT_PARAMS, PARAM_NAMES
+
+    return {n: float(v) for n, v in zip(PARAM_NAMES, DEFAULT_PARAMS)}
+
+
+def _rule_based_docs() -> dict[str, str]:
+    from skatsim.kernels import heuristic
+
+    return dict(getattr(heuristic, "PARAM_DOCS", {}) or {})
+
+
+register("random", RandomAgent, {}, defaults={}, engine="random",
+         doc="uniformly random legal actions in every phase (the batch engine's random policy)")
+register("rule_based", "agents.rule_based:RuleBasedAgent", _rule_based_docs, defaults=_rule_based_defaults,
+         engine="rule_based",
+         doc="heuristic player: bids, skat, declaration and card play (the batch engine's rule_based policy)")
+
+
+def __getattr__(name: str) -> Any:  # lazy: the tournament pulls in pandas, the rule-based agent its kernels
+    if name in ("run_tournament", "TournamentResult"):
+        from . import tournament
+
+        return getattr(tournament, name)
+    if name == "RuleBasedAgent":
+        from .rule_based import RuleBasedAgent
+
+        return RuleBasedAgent
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")

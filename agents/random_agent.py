@@ -1,0 +1,54 @@
+"""``RandomAgent``: uniformly random legal actions, the batch engine's random policy.
+
+It draws from the seat's SplitMix64 stream given by ``reset`` through the same compiled
+policy the batch engine runs (``skatsim.kernels.policies.policy_act(POLICY_RANDOM, ...)``),
+so a game of three random agents through :func:`agents.play_game` is the batch engine's
+random game of the same deal seed, action for action.
+
+>>> from agents import play_game
+>>> s = play_game([RandomAgent(), RandomAgent(), RandomAgent()], seed=7)
+>>> s.is_terminal()
+True
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from skatsim.bits import seed_state
+
+if TYPE_CHECKING:
+    from skatsim.observation import Observation
+
+__all__ = ["RandomAgent"]
+
+
+class RandomAgent:
+    """Uniform over the legal actions in every phase (bids, skat, discards, declaration,
+    Kontra/Re, cards).
+
+    Without a ``reset`` (used outside :func:`agents.play_game`) it draws from the stream
+    ``seed_state(seed)``.
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        from skatsim.kernels.policies import PARAMS_SIZE, POLICY_RANDOM, policy_act
+
+        self._act = policy_act
+        self._pid = POLICY_RANDOM
+        self._params = np.zeros(PARAMS_SIZE, dtype=np.float64)
+        self._rng = seed_state(seed)
+
+    def reset(self, deal_id: int, seat: int, rng: int) -> None:
+        self._rng = int(rng)
+
+    def act(self, obs: "Observation") -> int:
+        a, self._rng = self._act(self._pid, obs.view, obs.seat, self._params, self._rng)
+        return int(a)
+
+    def __repr__(self) -> str:
+        return "RandomAgent()"
