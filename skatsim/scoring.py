@@ -22,20 +22,22 @@ Overbid: diamonds without 1 (18) after a bid of 22 is charged 27 and scores -54:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from .bits import msb, popcount
-from .cards import CardsLike, to_mask
+from .bits import iter_bits, msb, popcount
+from .cards import (ALL_CARDS, ACES, EIGHTS, JACKS, KINGS, NINES, QUEENS, SEVENS, TENS, CardsLike, card_points,
+                    to_mask)
 from .contracts import (BASE_VALUES, BID_VALUES, HAND, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, Contract,
                         null_value)
-from .rules import GRAND, NULL
+from .rules import GRAND, NULL, RAMSCH
 
-__all__ = ["matadors_of", "settle_core", "sf_points", "settle", "GameResult", "SF_WON", "SF_DEFENDER_3",
-           "SF_DEFENDER_4"]
+__all__ = ["matadors_of", "settle_core", "sf_points", "settle", "GameResult", "possible_declarer_points",
+           "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4"]
 
 #: Seeger-Fabian: +50 for a won game, -50 for a lost one; each defender of a lost game
 #: gets 40 at a 3-player table, each of the three others 30 at a 4-player table.
@@ -129,9 +131,17 @@ class GameResult:
     """The settlement of one game. Seats are 0 forehand, 1 middlehand, 2 rearhand.
 
     ``list_score`` is the declarer's list entry (+value, or -2 x value when lost).
+    ``matadors`` is signed as ISS writes it: ``+n`` "with n", ``-n`` "without n" (0 in
+    null, Ramsch and passed-in games); :attr:`with_matadors` is its sign.
     ``scores`` holds the list score per seat (declarer's entry, 0 for defenders;
     in Ramsch every seat's own entry) and ``seeger_fabian`` the Seeger-Fabian
-    points per seat at a 3-player table.
+    points per seat at a 3-player table (:func:`sf_points`). ``card_points`` are the
+    trick points per seat (in Ramsch the skat goes to the last trick's winner; ``None``
+    when unknown, as for :func:`settle`, and in a passed-in game).
+    :meth:`to_row` gives the columns of the one result schema (``skatsim.table``).
+
+    Build one with :meth:`from_result_fields` (from the kernels' result array, as
+    ``SkatState.result`` does) or :func:`settle`.
     """
 
     contract: str | None
@@ -141,7 +151,6 @@ class GameResult:
     declarer_points: int
     declarer_tricks: int
     matadors: int
-    with_matadors: bool
     multiplier: int
     game_value: int
     overbid: bool
@@ -161,7 +170,62 @@ class GameResult:
     rules: dict[str, Any] = field(default_factory=dict)
     rules_version: str = ""
 
+    @property
+    def with_matadors(self) -> bool:
+        """``True`` for "with" (``matadors > 0``), ``False`` for "without" (and for no matadors)."""
+        return self.matadors > 0
+
+    # ------------------------------------------------------------------ the one builder
+    @classmethod
+    def from_result_fields(cls, r: Any, rules: Any, *, card_points: bool = True) -> "GameResult":
+        """Build the result from a settled ``int64[N_RESULT]`` array (the layout ``R_*`` of
+        :func:`skatsim.kernels.game.result_fields`, which :func:`settle` fills the same
+        way) under ``rules`` (a :class:`~skatsim.options.SkatRules`, recorded with its
+        version). ``card_points=False``: the per-seat trick points are unknown (``None``).
+
+        >>> import numpy as np
+        >>> from skatsim import SkatState
+        >>> from skatsim.kernels import game as K
+        >>> s = SkatState.new_game(seed=1)
+        >>> for a in ("pass", "pass", "pass"):
+        ...     s.apply_action(s.string_to_action(a))
+        >>> r = np.zeros(K.N_RESULT, dtype=np.int64)
+        >>> K.result_fields(s._st, r)
+        >>> GameResult.from_result_fields(r, s.rules) == s.result
+        True
+        """
+        from .kernels import game as K
+
+        v = [int(x) for x in r]
+        if len(v) != K.N_RESULT:
+            raise ValueError(f"a result array has {K.N_RESULT} fields (kernels.game.R_*), got {len(v)}")
+        g, d = v[K.R_GAME], v[K.R_DECLARER]
+        scores = (v[K.R_SCORE0], v[K.R_SCORE1], v[K.R_SCORE2])
+        sf = (v[K.R_SF0], v[K.R_SF1], v[K.R_SF2])
+        pts = (v[K.R_PTS0], v[K.R_PTS1], v[K.R_PTS2])
+        common: dict[str, Any] = dict(scores=scores, seeger_fabian=sf, rules=rules.to_dict(),
+                                      rules_version=rules.version)
+        if g == RAMSCH or d < 0:
+            ramsch = g == RAMSCH
+            return cls(contract=None, bid=0, declarer=None, won=False, declarer_points=0, declarer_tricks=0,
+                       matadors=0, multiplier=0, game_value=0, overbid=False, charged_value=0,
+                       list_score=0, schneider=False, schwarz=False, kontra=0, seeger_fabian_declarer=0,
+                       seeger_fabian_defender=0, seeger_fabian_defender_4=0, passed_in=not ramsch,
+                       ramsch=ramsch, card_points=pts if ramsch and card_points else None, **common)
+        won = bool(v[K.R_WON])
+        return cls(
+            contract=Contract(g, v[K.R_FLAGS]).to_text(), bid=v[K.R_BID], declarer=d, won=won,
+            declarer_points=v[K.R_DECL_POINTS], declarer_tricks=v[K.R_DECL_TRICKS],
+            matadors=v[K.R_MATADORS], multiplier=v[K.R_MULT], game_value=v[K.R_VALUE],
+            overbid=bool(v[K.R_OVERBID]), charged_value=v[K.R_CHARGED], list_score=v[K.R_LIST_SCORE],
+            schneider=bool(v[K.R_SCHNEIDER]), schwarz=bool(v[K.R_SCHWARZ]), kontra=v[K.R_KONTRA],
+            seeger_fabian_declarer=v[K.R_SF0 + d], seeger_fabian_defender=v[K.R_SF0 + (d + 1) % 3],
+            seeger_fabian_defender_4=0 if won else SF_DEFENDER_4,
+            card_points=pts if card_points else None, **common)
+
+    # ------------------------------------------------------------------ conversions
     def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict (tuples as lists); :meth:`from_dict` inverts it."""
         d = asdict(self)
         d["scores"] = list(self.scores)
         d["seeger_fabian"] = list(self.seeger_fabian)
@@ -171,12 +235,62 @@ class GameResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GameResult":
+        """Inverse of :meth:`to_dict`. Also reads the ``skatsim-record/1`` form, which
+        stored ``matadors`` unsigned next to a ``with_matadors`` flag."""
         d = dict(d)
+        if "with_matadors" in d:  # record format 1
+            w = d.pop("with_matadors")
+            d["matadors"] = abs(int(d["matadors"])) * (1 if w else -1)
         d["scores"] = tuple(d["scores"])
         d["seeger_fabian"] = tuple(d["seeger_fabian"])
         if d.get("card_points") is not None:
             d["card_points"] = tuple(d["card_points"])
         return cls(**d)
+
+    def to_row(self, *, deal_index: int | None = None, deal_seed: int | None = None,
+               n_actions: int | None = None) -> dict[str, Any]:
+        """The result as a row of the one result schema: keys in the order of
+        ``skatsim.table.RESULT_COLUMNS``, meanings as in a ``simulate`` row.
+
+        A passed-in game has ``declarer`` -1, ``contract`` ``"passed"``, ``game`` -1; Ramsch
+        ``declarer`` -1, ``contract`` ``"R"``, ``game`` 6. The run-level columns
+        ``deal_index``, ``deal_seed`` and ``n_actions`` are ``None`` unless given; the
+        ``points_*`` columns are ``None`` when the trick points are unknown (``settle``).
+
+        >>> r = settle("D", "SJ HJ DJ DA D10 DK DQ D9 D8 D7", skat="CA C10", bid=22,
+        ...            declarer_points=70, declarer_tricks=6, declarer=1)
+        >>> row = r.to_row(deal_index=0)
+        >>> row["declarer"], row["contract"], row["game"], row["matadors"], row["list_score"], row["sf_1"]
+        (1, 'D', 0, -1, -54, -104)
+        """
+        from .table import RESULT_COLUMNS, contract_category
+
+        if self.passed_in:
+            game, flags = -1, 0
+        elif self.ramsch:
+            game, flags = RAMSCH, 0
+        else:
+            c = Contract.parse(self.contract or "")
+            game, flags = c.game, c.flags
+        declared = game >= 0 and game != RAMSCH
+        pts: tuple[Any, ...] = self.card_points if self.card_points is not None else (
+            (0, 0, 0) if self.passed_in else (None, None, None))
+        row: dict[str, Any] = {
+            "deal_index": deal_index, "deal_seed": deal_seed,
+            "declarer": self.declarer if self.declarer is not None else -1,
+            "bid": self.bid, "contract": contract_category(game, flags), "game": game, "flags": flags,
+            "picked_up": declared and not flags & HAND, "kontra": self.kontra,
+            "declarer_points": self.declarer_points, "declarer_tricks": self.declarer_tricks,
+            "matadors": self.matadors, "won": self.won, "schneider": self.schneider,
+            "schwarz": self.schwarz, "multiplier": self.multiplier, "game_value": self.game_value,
+            "overbid": self.overbid, "charged_value": self.charged_value, "list_score": self.list_score,
+            "n_actions": n_actions,
+        }
+        for s in range(3):
+            row[f"score_{s}"] = self.scores[s]
+            row[f"sf_{s}"] = self.seeger_fabian[s]
+            row[f"points_{s}"] = pts[s]
+        return {c: row[c] for c in RESULT_COLUMNS}
 
     def summary(self) -> str:
         """One line, e.g. ``'seat 2 plays CH at 24: won 65 points, with 2, 4 x 12 = 48, +48'``."""
@@ -190,34 +304,89 @@ class GameResult:
             detail = f"{self.declarer_tricks} tricks, value {self.game_value}"
         else:
             w = "with" if self.with_matadors else "without"
-            detail = (f"{self.declarer_points} points, {w} {self.matadors}, "
+            detail = (f"{self.declarer_points} points, {w} {abs(self.matadors)}, "
                       f"{self.multiplier} x {c.base_value} = {self.game_value}")
         extra = " (overbid)" if self.overbid else ""
         return (f"seat {self.declarer} plays {c.to_text()} ({c.describe()}) at {self.bid}: {how}{extra}, "
                 f"{detail}, {self.list_score:+d}")
 
 
-def _result(contract: Contract, bid: int, declarer: int | None, mat: int, dpts: int, dtricks: int,
-            kontra: int, rules: dict[str, Any], rules_version: str) -> GameResult:
-    won, schneider, schwarz, mult, value, overbid, charged, score = settle_core(
-        contract.game, contract.flags, mat, bid, dpts, dtricks, kontra)
-    won = bool(won)
-    sf_decl = int(score) + (SF_WON if won else -SF_WON)
-    sf_def3 = 0 if won else SF_DEFENDER_3
-    sf_def4 = 0 if won else SF_DEFENDER_4
-    scores = [0, 0, 0]
-    sf = [sf_def3, sf_def3, sf_def3]
-    if declarer is not None:
-        scores[declarer] = int(score)
-        sf[declarer] = sf_decl
-    return GameResult(
-        contract=contract.to_text(), bid=bid, declarer=declarer, won=won, declarer_points=dpts,
-        declarer_tricks=dtricks, matadors=abs(mat), with_matadors=mat > 0, multiplier=int(mult),
-        game_value=int(value), overbid=bool(overbid), charged_value=int(charged), list_score=int(score),
-        schneider=bool(schneider), schwarz=bool(schwarz), kontra=kontra,
-        seeger_fabian_declarer=sf_decl, seeger_fabian_defender=sf_def3, seeger_fabian_defender_4=sf_def4,
-        scores=(scores[0], scores[1], scores[2]), seeger_fabian=(sf[0], sf[1], sf[2]),
-        rules=rules, rules_version=rules_version)
+# ----------------------------------------------------------------------------- settle()
+
+# Card values by class, and the rank masks of each class (7 8 9 are worth nothing).
+_VALUE_CLASSES = ((0, SEVENS | EIGHTS | NINES), (2, JACKS), (3, QUEENS), (4, KINGS), (10, TENS), (11, ACES))
+
+
+def _value_counts(mask: int) -> tuple[int, ...]:
+    return tuple(popcount(mask & m) for _, m in _VALUE_CLASSES)
+
+
+@lru_cache(maxsize=4096)
+def _sums_of(counts: tuple[int, ...], k: int) -> int:
+    """Bit set of the point totals of exactly ``k`` cards drawn from a multiset of cards
+    (``counts`` per value class of :data:`_VALUE_CLASSES`); 0 if there are fewer cards."""
+    reach = [0] * (k + 1)
+    reach[0] = 1
+    for (value, _), n in zip(_VALUE_CLASSES, counts):
+        new = [0] * (k + 1)
+        for j, bits in enumerate(reach):
+            if bits:
+                for c in range(min(n, k - j) + 1):
+                    new[j + c] |= bits << (value * c)
+        reach = new
+    return reach[k]
+
+
+def _sumset(a: int, b: int) -> int:
+    out = 0
+    for i in iter_bits(a):
+        out |= b << i
+    return out
+
+
+def possible_declarer_points(contract: Contract | str, declarer_cards: CardsLike, skat: CardsLike,
+                             declarer_tricks: int) -> list[int]:
+    """The declarer's card-point totals (skat included) that ``declarer_tricks`` tricks allow.
+
+    Each trick the declarer takes holds one of his own cards and two of the defenders';
+    the skat (the dealt one in a hand game, his two discards after a pickup) counts for
+    him. Which cards can fall into his tricks by the rules of play is not checked, so
+    this is the exact set of totals up to play: :func:`settle` refuses any other.
+
+    >>> possible_declarer_points("GH", "CJ SJ HJ DJ CA C10 SA S10 HA H10", "D7 D8", 0)
+    [0]
+    >>> possible_declarer_points("GH", "CJ SJ HJ DJ CA C10 SA S10 HA H10", "D7 D8", 10)
+    [120]
+    """
+    c = contract if isinstance(contract, Contract) else Contract.parse(contract)
+    dc, sk = to_mask(declarer_cards), to_mask(skat)
+    t = int(declarer_tricks)
+    defenders = _value_counts(ALL_CARDS & ~(dc | sk))
+    theirs = _sums_of(defenders, 2 * t)
+    if c.hand:
+        options = {(int(card_points(sk)), _value_counts(dc))}
+    else:  # any two of the 12 cards may have been discarded
+        twelve = [b for b in iter_bits(dc | sk)]
+        options = {(int(card_points((1 << x) | (1 << y))), _value_counts((dc | sk) & ~((1 << x) | (1 << y))))
+                   for i, x in enumerate(twelve) for y in twelve[i + 1:]}
+    out = 0
+    for skat_points, own in options:
+        out |= _sumset(_sums_of(own, t), theirs) << skat_points
+    return list(iter_bits(out))
+
+
+def _int_arg(name: str, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def _describe_points(points: list[int]) -> str:
+    if len(points) <= 6:
+        return ", ".join(map(str, points))
+    gaps = [p for p in range(points[0], points[-1] + 1) if p not in set(points)]
+    return f"{points[0]}..{points[-1]}" + (f" except {', '.join(map(str, gaps))}" if 0 < len(gaps) <= 6 else
+                                          " (with gaps)" if gaps else "")
 
 
 def settle(contract: Contract | str, declarer_cards: CardsLike, skat: CardsLike, bid: int,
@@ -226,37 +395,70 @@ def settle(contract: Contract | str, declarer_cards: CardsLike, skat: CardsLike,
     """Settle a finished suit, grand or null game under the ISkO.
 
     Args:
-        contract: a :class:`Contract` or ISS token (``"C"``, ``"GHS"``, ``"NO"`` ...).
+        contract: a :class:`Contract` or ISS token (``"C"``, ``"GHS"``, ``"NO"`` ...); a
+            contract without the hand flag is a game after a skat pickup.
         declarer_cards: the declarer's 10 dealt cards (before any skat pickup).
         skat: the 2 skat cards as dealt. Matadors count all 12 cards, hand games included.
         bid: the final bid (18..264, a value on the ladder).
-        declarer_points: the declarer's card points, skat included (0..120).
+        declarer_points: the declarer's card points, skat included (0..120), in null too.
         declarer_tricks: the tricks the declarer took (0..10).
-        kontra: 0, 1 for Kontra, 2 for Re (the Kontra/Re variant only).
-        declarer: optional seat, to fill ``scores`` and ``seeger_fabian`` per seat.
+        kontra: 0, 1 for Kontra, 2 for Re (the Kontra/Re variant only; the result then
+            records ``SkatRules(kontra=True)`` and its version).
+        declarer: optional seat, to fill ``scores`` and ``seeger_fabian`` per seat (all
+            zero without it; ``seeger_fabian_declarer``/``_defender`` hold the values).
 
-    Raises ``ValueError`` for impossible inputs, including a null game whose fixed
-    value is below the bid (not a legal declaration, ISKO.md §16).
+    Raises ``TypeError`` for arguments that are not ints (``70.5``, ``True``) and
+    ``ValueError`` for impossible inputs: a null game whose fixed value is below the bid
+    (not a legal declaration, ISKO.md §16), and points that the tricks do not allow
+    (:func:`possible_declarer_points`: 0 tricks leave only the skat's points, 10 tricks
+    are 120 points, ...).
+
+    >>> settle("GH", "CJ SJ HJ DJ CA C10 SA S10 HA H10", "D7 D8", 18, 100, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: declarer_points=100 is impossible with declarer_tricks=0 in GH: the possible totals are 0
     """
-    from .options import RULES_VERSION, SkatRules
+    from .kernels import game as K
+    from .options import SkatRules
 
     c = contract if isinstance(contract, Contract) else Contract.parse(contract)
     dc, sk = to_mask(declarer_cards), to_mask(skat)
     if popcount(dc) != 10 or popcount(sk) != 2 or dc & sk:
         raise ValueError("settle needs the declarer's 10 dealt cards and the 2 skat cards, all distinct")
+    bid = _int_arg("bid", bid)
+    dpts = _int_arg("declarer_points", declarer_points)
+    dtr = _int_arg("declarer_tricks", declarer_tricks)
+    kontra = _int_arg("kontra", kontra)
     if bid not in BID_VALUES:
         raise ValueError(f"bid {bid!r} is not on the bid ladder (18, 20, 22, 23, ... 264)")
-    if not 0 <= declarer_points <= 120:
-        raise ValueError(f"declarer_points must be 0..120, got {declarer_points}")
-    if not 0 <= declarer_tricks <= 10:
-        raise ValueError(f"declarer_tricks must be 0..10, got {declarer_tricks}")
+    if not 0 <= dpts <= 120:
+        raise ValueError(f"declarer_points must be 0..120, got {dpts}")
+    if not 0 <= dtr <= 10:
+        raise ValueError(f"declarer_tricks must be 0..10, got {dtr}")
     if kontra not in (0, 1, 2):
         raise ValueError(f"kontra must be 0 (none), 1 (kontra) or 2 (re), got {kontra}")
     if c.is_null and c.base_value < bid:
         raise ValueError(f"{c.describe()} is worth {c.base_value} < bid {bid}: not a legal declaration")
-    if declarer is not None and declarer not in (0, 1, 2):
+    if declarer is not None and _int_arg("declarer", declarer) not in (0, 1, 2):
         raise ValueError(f"declarer seat must be 0, 1 or 2, got {declarer}")
+    possible = possible_declarer_points(c, dc, sk, dtr)
+    if dpts not in possible:
+        raise ValueError(f"declarer_points={dpts} is impossible with declarer_tricks={dtr} in {c.to_text()}: "
+                         f"the possible totals are {_describe_points(possible)}")
     mat = int(matadors_of(dc | sk, c.game))
-    rules = SkatRules(kontra=kontra > 0)
-    return _result(c, bid, declarer, mat, declarer_points, declarer_tricks, kontra,
-                   rules.to_dict(), RULES_VERSION)
+    won, schneider, schwarz, mult, value, overbid, charged, score = settle_core(
+        c.game, c.flags, mat, bid, dpts, dtr, kontra)
+    seat = 0 if declarer is None else int(declarer)
+    r = np.zeros(K.N_RESULT, dtype=np.int64)
+    r[K.R_DECLARER], r[K.R_GAME], r[K.R_FLAGS], r[K.R_BID] = seat, c.game, c.flags, bid
+    r[K.R_PICKED], r[K.R_KONTRA] = not c.hand, kontra
+    r[K.R_DECL_POINTS], r[K.R_DECL_TRICKS], r[K.R_MATADORS] = dpts, dtr, mat
+    r[K.R_WON], r[K.R_SCHNEIDER], r[K.R_SCHWARZ], r[K.R_MULT] = won, schneider, schwarz, mult
+    r[K.R_VALUE], r[K.R_OVERBID], r[K.R_CHARGED], r[K.R_LIST_SCORE] = value, overbid, charged, score
+    r[K.R_SCORE0 + seat] = score
+    for s in range(3):
+        r[K.R_SF0 + s] = sf_points(won, score, s, seat)
+    res = GameResult.from_result_fields(r, SkatRules(kontra=kontra > 0), card_points=False)
+    if declarer is None:
+        res = replace(res, declarer=None, scores=(0, 0, 0), seeger_fabian=(0, 0, 0))
+    return res

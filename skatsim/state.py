@@ -36,7 +36,7 @@ from .deal import SEED_MASK, Deal, deal_from_hands, deal_masks
 from .kernels import game as K
 from .options import ISKO, SkatRules
 from .rules import RAMSCH, trump_mask
-from .scoring import SF_DEFENDER_3, SF_DEFENDER_4, GameResult
+from .scoring import GameResult
 
 __all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RECORD_FORMAT"]
 
@@ -233,35 +233,7 @@ class SkatState:
         """The full settlement (:class:`~skatsim.scoring.GameResult`) of a finished game."""
         if not self.is_terminal():
             raise ValueError(f"the game is not over (phase {self.phase}); result is only defined at the end")
-        r = [int(x) for x in self._result_array()]
-        rules = self.rules.to_dict()
-        if r[K.R_GAME] == RAMSCH or r[K.R_DECLARER] < 0:
-            ramsch = r[K.R_GAME] == RAMSCH
-            scores = (r[K.R_SCORE0], r[K.R_SCORE1], r[K.R_SCORE2])
-            return GameResult(
-                contract=None, bid=0, declarer=None, won=False, declarer_points=0, declarer_tricks=0,
-                matadors=0, with_matadors=False, multiplier=0, game_value=0, overbid=False,
-                charged_value=0, list_score=0, schneider=False, schwarz=False, kontra=0,
-                seeger_fabian_declarer=0, seeger_fabian_defender=0, seeger_fabian_defender_4=0,
-                scores=scores, seeger_fabian=(r[K.R_SF0], r[K.R_SF1], r[K.R_SF2]),
-                passed_in=not ramsch, ramsch=ramsch,
-                card_points=(r[K.R_PTS0], r[K.R_PTS1], r[K.R_PTS2]) if ramsch else None,
-                rules=rules, rules_version=self.rules.version)
-        d = r[K.R_DECLARER]
-        won = bool(r[K.R_WON])
-        return GameResult(
-            contract=Contract(r[K.R_GAME], r[K.R_FLAGS]).to_text(), bid=r[K.R_BID], declarer=d, won=won,
-            declarer_points=r[K.R_DECL_POINTS], declarer_tricks=r[K.R_DECL_TRICKS],
-            matadors=abs(r[K.R_MATADORS]), with_matadors=r[K.R_MATADORS] > 0, multiplier=r[K.R_MULT],
-            game_value=r[K.R_VALUE], overbid=bool(r[K.R_OVERBID]), charged_value=r[K.R_CHARGED],
-            list_score=r[K.R_LIST_SCORE], schneider=bool(r[K.R_SCHNEIDER]), schwarz=bool(r[K.R_SCHWARZ]),
-            kontra=r[K.R_KONTRA], seeger_fabian_declarer=r[K.R_SF0 + d],
-            seeger_fabian_defender=0 if won else SF_DEFENDER_3,
-            seeger_fabian_defender_4=0 if won else SF_DEFENDER_4,
-            scores=(r[K.R_SCORE0], r[K.R_SCORE1], r[K.R_SCORE2]),
-            seeger_fabian=(r[K.R_SF0], r[K.R_SF1], r[K.R_SF2]),
-            card_points=(r[K.R_PTS0], r[K.R_PTS1], r[K.R_PTS2]),
-            rules=rules, rules_version=self.rules.version)
+        return GameResult.from_result_fields(self._result_array(), self.rules)
 
     # ---------------------------------------------------------------- strings
     @staticmethod

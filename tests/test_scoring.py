@@ -21,7 +21,8 @@ from skatsim import RULES_VERSION, CardSet, Contract, GameResult, settle
 from skatsim.cards import card_name
 from skatsim.contracts import BID_VALUES, DECLARATIONS
 from skatsim.rules import CLUBS, DIAMONDS, GRAND, HEARTS, NULL, SPADES
-from skatsim.scoring import matadors_of
+from skatsim.scoring import matadors_of, possible_declarer_points
+from skatsim.deal import deal
 
 GAME_LETTER = {DIAMONDS: "D", HEARTS: "H", SPADES: "S", CLUBS: "C", GRAND: "G", NULL: "N"}
 
@@ -43,7 +44,9 @@ VECTORS = _vectors()
 
 
 def _signed_matadors(r: GameResult) -> int:
-    return r.matadors if r.with_matadors else -r.matadors
+    """``GameResult.matadors`` is signed (ISS); ``with_matadors`` is derived from it."""
+    assert r.with_matadors == (r.matadors > 0)
+    return r.matadors
 
 
 @pytest.mark.parametrize("contract,cards,skat,inp,exp", VECTORS)
@@ -138,7 +141,7 @@ def test_levels_count_won_or_lost() -> None:
     assert _mult("CHZ", 100, 9) == 7 and not settle("CHZ", HAND_A, SKAT_A, 18, 100, 9).won
     assert _mult("CO", 61, 5) == 8
     # schneider and schwarz against the declarer (§8, §9)
-    assert _mult("C", 20, 1) == 3 and _mult("C", 0, 0) == 4 and _mult("CH", 15, 0) == 5
+    assert _mult("C", 20, 1) == 3 and _mult("C", 0, 0) == 4 and _mult("CH", 0, 0) == 5
 
 
 # ------------------------------------------------------------------------- overbid (§10)
@@ -168,7 +171,7 @@ def test_null_below_the_bid_cannot_be_settled() -> None:
         settle("N", "D7 D8 D9 H7 H8 H9 S7 S8 C7 C8", "CA HA", 24, 0, 0)
     with pytest.raises(ValueError):
         settle("NOH", "D7 D8 D9 H7 H8 H9 S7 S8 C7 C8", "CA HA", 60, 0, 0)
-    assert settle("NOH", "D7 D8 D9 H7 H8 H9 S7 S8 C7 C8", "CA HA", 59, 0, 0).list_score == 59
+    assert settle("NOH", "D7 D8 D9 H7 H8 H9 S7 S8 C7 C8", "CA HA", 59, 22, 0).list_score == 59
 
 
 # ------------------------------------------------------------------- result fields, variants
@@ -221,6 +224,10 @@ def test_settle_rejects_impossible_input(kw: dict, msg: str) -> None:
 def test_settle_agrees_with_the_reference(code: int, ids: list, bid: int, points: int, tricks: int) -> None:
     c = Contract.from_code(code)
     cards, skat = CardSet(ids[:10]), CardSet(ids[10:])
+    if points not in possible_declarer_points(c, cards, skat, tricks):
+        with pytest.raises(ValueError, match="is impossible with"):
+            settle(c, cards, skat, bid if not c.is_null else 18, points, tricks)
+        return
     rc = ref.parse_iss_contract(c.to_text())
     ref_cards = [ref.card(card_name(x)) for x in ids]
     if c.is_null and c.base_value < bid:
@@ -237,3 +244,117 @@ def test_settle_agrees_with_the_reference(code: int, ids: list, bid: int, points
             e.sf_defender_3, e.sf_defender_4)
     if not c.is_null:
         assert (r.multiplier, r.schneider, r.schwarz) == (e.multiplier, e.schneider, e.schwarz)
+
+
+# ------------------------------------------------------------- impossible results (issue 7)
+
+
+@pytest.mark.parametrize("contract,points,tricks,msg", [
+    ("GH", 100, 0, "possible totals are 0$"),       # no trick: only the skat (D7 D8, 0 points)
+    ("G", 100, 0, "possible totals are 0"),         # no trick: only the two discards
+    ("GH", 50, 10, "possible totals are 120$"),     # all ten tricks are all the points
+    ("CH", 10, 5, "impossible"),                    # the review's "10 points with a 22-point skat" kind
+    ("GH", 1, 1, "impossible"),                     # no three cards make 1 point
+    ("GH", 120, 5, "impossible"),                   # 15 defender cards cannot all be blank
+])
+def test_settle_rejects_points_the_tricks_do_not_allow(contract: str, points: int, tricks: int, msg: str) -> None:
+    skat = "CA HA" if contract == "CH" else "D7 D8"
+    cards = "CJ SJ HJ DJ CA C10 SA S10 HA H10" if contract != "CH" else "CJ SJ HJ DJ C10 CK S10 SK H10 HK"
+    with pytest.raises(ValueError, match=msg):
+        settle(contract, cards, skat, 18, points, tricks)
+
+
+def test_a_hand_game_counts_the_dealt_skat_and_a_pickup_any_two_discards() -> None:
+    cards = "CJ SJ HJ DJ C10 CK S10 SK H10 HK"
+    assert possible_declarer_points("CH", cards, "CA HA", 0) == [22]
+    # after a pickup he may have discarded any two of the 12 cards
+    values = [CardSet([x]).points for x in CardSet(cards) | "CA HA"]
+    assert possible_declarer_points("C", cards, "CA HA", 0) == sorted(
+        {a + b for i, a in enumerate(values) for b in values[i + 1:]})
+    with pytest.raises(ValueError, match="possible totals are 22"):
+        settle("CH", cards, "CA HA", 18, 10, 0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_possible_points_by_brute_force_for_one_and_nine_tricks(seed: int) -> None:
+    from itertools import combinations
+
+    d = deal(seed)
+    dc, sk = d.hands[0], d.skat
+    own = [CardSet([c]).points for c in dc]
+    theirs = [CardSet([c]).points for c in (d.hands[1] | d.hands[2])]
+    pairs = {a + b for a, b in combinations(theirs, 2)}
+    one = sorted({sk.points + o + p for o in own for p in pairs})
+    assert possible_declarer_points("GH", dc, sk, 1) == one
+    assert possible_declarer_points("GH", dc, sk, 9) == sorted({120 - o - p for o in own for p in pairs})
+    assert possible_declarer_points("GH", dc, sk, 0) == [sk.points]
+    assert possible_declarer_points("GH", dc, sk, 10) == [120]
+
+
+def test_every_played_game_is_a_possible_settlement() -> None:
+    """No false rejections: the points and tricks of real games are always accepted."""
+    import random
+
+    from skatsim import SkatState
+
+    rnd = random.Random(3)
+    checked = 0
+    for seed in range(300):
+        s = SkatState.new_game(seed=seed)
+        while not s.is_terminal():
+            s.apply_action(rnd.choice(s.legal_actions()))
+        r = s.result
+        if r.declarer is None:
+            continue
+        d = r.declarer
+        again = settle(r.contract, s.deal.hands[d], s.deal.skat, r.bid, r.declarer_points, r.declarer_tricks,
+                       declarer=d)
+        assert again.list_score == r.list_score and again.matadors == r.matadors
+        checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("kw", [dict(declarer_points=70.5), dict(declarer_points=61.0), dict(declarer_tricks=True),
+                                dict(bid=18.0), dict(kontra=True), dict(declarer=True), dict(declarer_points="61")])
+def test_settle_takes_integers_only(kw: dict) -> None:
+    args = dict(contract="C", declarer_cards=HAND_A, skat=SKAT_A, bid=18, declarer_points=61, declarer_tricks=6)
+    args.update(kw)
+    with pytest.raises(TypeError, match="must be an int"):
+        settle(**args)
+
+
+def test_settle_with_kontra_records_the_kontra_rules_version() -> None:
+    from skatsim import SkatRules
+
+    r = settle("C", HAND_A, SKAT_A, 18, 61, 6, kontra=1)
+    assert r.rules == SkatRules(kontra=True).to_dict() and r.rules_version == SkatRules(kontra=True).version
+    assert settle("C", HAND_A, SKAT_A, 18, 61, 6).rules_version == SkatRules().version
+
+
+# ------------------------------------------------------------------ one result schema
+
+
+def test_matadors_are_signed_and_with_matadors_is_derived() -> None:
+    with1 = settle("C", HAND_A, SKAT_A, 18, 61, 6)
+    without = settle("D", "SJ HJ DJ DA D10 DK DQ D9 D8 D7", "CA C10", 18, 70, 6)
+    assert (with1.matadors, with1.with_matadors) == (1, True)
+    assert (without.matadors, without.with_matadors) == (-1, False)
+    assert "with_matadors" not in with1.to_dict() and "without 1" in without.summary()
+    # a format-1 dict (unsigned matadors + with_matadors) still loads
+    old = dict(without.to_dict(), matadors=1, with_matadors=False)
+    assert GameResult.from_dict(old) == without
+
+
+def test_to_row_has_the_result_columns() -> None:
+    from skatsim.table import RESULT_COLUMNS
+
+    r = settle("GH", "CJ SJ HJ DJ CA C10 SA S10 HA H10", "D7 D8", 18, 85, 8, declarer=2)
+    row = r.to_row(deal_index=3, deal_seed=11, n_actions=40)
+    assert tuple(row) == RESULT_COLUMNS
+    assert {k: row[k] for k in ("deal_index", "deal_seed", "n_actions", "declarer", "bid", "contract", "game",
+                                "flags", "picked_up", "matadors", "won", "list_score", "score_2", "sf_2",
+                                "sf_0", "points_0")} == {
+        "deal_index": 3, "deal_seed": 11, "n_actions": 40, "declarer": 2, "bid": 18, "contract": "GH", "game": 4,
+        "flags": 1, "picked_up": False, "matadors": 4, "won": True, "list_score": 144, "score_2": 144,
+        "sf_2": 194, "sf_0": 0, "points_0": None}
+    assert settle("C", HAND_A, SKAT_A, 18, 61, 6).to_row()["picked_up"] is True

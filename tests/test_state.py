@@ -479,7 +479,7 @@ def test_iss_record_replays_to_the_server_result(rid: int) -> None:
 def _check_iss_result(r: GameResult, res: dict) -> None:
     assert r.declarer == int(res["d"])
     assert r.list_score == int(res["v"])
-    assert (r.matadors if r.with_matadors else -r.matadors) == int(res["m"])
+    assert r.matadors == int(res["m"])
     assert r.declarer_points == int(res["p"]) and r.declarer_tricks == int(res["t"])
     assert r.won == ("win" in res) and r.overbid == ("overbid" in res)
     assert r.schneider == (res["s"] == "1") and r.schwarz == (res["z"] == "1")
@@ -542,7 +542,7 @@ def test_more_iss_records(record: str) -> None:
     d = int(res["d"])
     assert s.declarer == d and s.contract is not None
     r = settle(s.contract, s.deal.hands[d], s.deal.skat, s.bid, int(res["p"]), int(res["t"]), declarer=d)
-    assert r.list_score == int(res["v"]) and (r.matadors if r.with_matadors else -r.matadors) == int(res["m"])
+    assert r.list_score == int(res["v"]) and r.matadors == int(res["m"])
     assert r.won == ("win" in res)
 
 
