@@ -18,19 +18,31 @@ ValueError: 17 is not a valid bid; valid bids are 18, 20, 22, 23, 24, 27, ... 26
 Traceback (most recent call last):
 ...
 ValueError: illegal action 97 ('pickup') for seat 1 in phase bidding; legal: pass, 20, 22, 23, ... (63 actions)
+
+Straight into the card play (bidding, skat and declaration done for you), and the
+returns convention (Seeger-Fabian points per seat by default):
+
+>>> s = SkatState.new_game(seed=0, declare=(0, "CH"))
+>>> s.phase, s.declarer, s.contract, s.bid
+('play', 0, Contract('CH'), 18)
+>>> while not s.is_terminal():
+...     s.apply_action(s.legal_actions()[0])
+>>> s.returns(), s.returns("list"), s.returns("zero_sum")
+([-266.0, 40.0, 40.0], [-216.0, 0.0, 0.0], [-216.0, 108.0, 108.0])
 """
 
 from __future__ import annotations
 
 import json
 import operator
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
-from .actions import (DECLARE_BASE, HAND, KONTRA, NUM_ACTIONS, PASS, PICKUP, RE,
-                      action_to_string, string_to_action)
-from .cards import CardSet, card_name
+from ._random import SeedLike, check_random_state, to_seed
+from .actions import (DECLARE_BASE, HAND, HOLD, KONTRA, NUM_ACTIONS, PASS, PICKUP, RE,
+                      action_to_string, bid_action, declare_action, string_to_action)
+from .cards import CardSet, CardsLike, card_name, to_mask
 from .contracts import Contract
 from .deal import SEED_MASK, Deal, deal_from_hands, deal_masks
 from .kernels import game as K
@@ -38,12 +50,28 @@ from .options import ISKO, SkatRules
 from .rules import RAMSCH, trump_mask
 from .scoring import GameResult
 
-__all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RECORD_FORMAT"]
+__all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RECORD_FORMAT", "RETURN_KINDS", "to_play"]
 
 #: ``current_player()`` of a finished game (OpenSpiel's ``kTerminalPlayerId``).
 TERMINAL_PLAYER = -4
-RECORD_FORMAT = "skatsim-record/1"
+#: Format of :meth:`SkatState.to_record`. Format 2: ``result.matadors`` is signed and
+#: ``with_matadors`` is gone; format-1 records still load.
+RECORD_FORMAT = "skatsim-record/2"
+_READABLE_FORMATS = ("skatsim-record/1", RECORD_FORMAT)
 SEAT_NAMES = ("forehand", "middlehand", "rearhand")
+#: The kinds of :meth:`SkatState.returns`; the first is the default.
+RETURN_KINDS = ("sf", "list", "zero_sum")
+
+
+def _seat(player: Any, what: str = "seat") -> int:
+    """``player`` as a seat 0..2, or ``ValueError`` naming it (bools are not seats)."""
+    if type(player) is int and 0 <= player <= 2:
+        return player
+    if not isinstance(player, (bool, np.bool_)) and hasattr(player, "__index__"):
+        p = operator.index(player)
+        if 0 <= p <= 2:
+            return p
+    raise ValueError(f"{what} must be a seat 0, 1 or 2 (forehand, middlehand, rearhand), got {player!r}")
 
 
 def _byte_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
@@ -98,6 +126,11 @@ class SkatState:
     __slots__ = ("_st", "_actions", "_players", "_phases", "rules", "seed", "_deal", "_phase", "_legal")
 
     def __init__(self, deal: Deal, rules: SkatRules = ISKO, seed: int | None = None) -> None:
+        if not isinstance(rules, SkatRules):
+            raise TypeError(f"rules must be a SkatRules (e.g. SkatRules(kontra=True); ISkO is SkatRules()), "
+                            f"got {type(rules).__name__} {rules!r}")
+        if not isinstance(deal, Deal):
+            raise TypeError(f"deal must be a Deal (skatsim.deal(seed), deal_from_hands(...)), got {type(deal).__name__}")
         self.rules = rules
         self.seed = seed
         self._deal = deal
@@ -114,25 +147,44 @@ class SkatState:
     # ---------------------------------------------------------------- construction
     @classmethod
     def new_game(cls, seed: int | None = None, *, deal: Deal | None = None,
-                 rules: SkatRules = ISKO, rng: np.random.Generator | None = None) -> "SkatState":
-        """A new game at the start of bidding.
+                 rules: SkatRules = ISKO, rng: SeedLike = None,
+                 declare: tuple[int, Contract | str] | None = None) -> "SkatState":
+        """A new game at the start of bidding (or, with ``declare``, of the card play).
 
         Exactly one source of cards: ``deal`` (explicit), or ``seed`` (an int deal seed,
         the same cards as ``skatsim.deal(seed)`` and a simulation row's ``deal_seed``),
-        or ``rng`` (a ``numpy.random.Generator`` that draws the deal seed).
+        or ``rng`` (a ``numpy.random.Generator``, or an int seeding one, that draws the
+        deal seed; fresh entropy when neither is given). The seed is kept as an int in
+        :attr:`seed` and in the record. Floats, strings and bools are refused
+        (``TypeError``), see :mod:`skatsim._random`.
+
+        ``declare=(seat, contract)`` then plays the bidding, skat and declaration so that
+        ``seat`` declares ``contract`` at 18 (see :func:`to_play`).
         """
         if deal is None:
-            if seed is None:
-                gen = rng if rng is not None else np.random.default_rng()
-                seed = int(gen.integers(0, SEED_MASK, dtype=np.int64))
-            h0, h1, h2, sk, _ = deal_masks(int(seed) & SEED_MASK)
+            seed = to_seed(seed) if seed is not None else to_seed(check_random_state(rng, name="rng"))
+            h0, h1, h2, sk, _ = deal_masks(seed & SEED_MASK)
             deal = Deal((CardSet.from_mask(h0), CardSet.from_mask(h1), CardSet.from_mask(h2)),
                         CardSet.from_mask(sk))
         elif seed is not None or rng is not None:
             raise ValueError("pass either a deal or a seed/rng, not both")
-        return cls(deal, rules, seed)
+        state = cls(deal, rules, seed)
+        if declare is not None:
+            try:
+                seat, contract = declare
+            except (TypeError, ValueError):
+                raise ValueError(f"declare must be a pair (seat, contract), e.g. (0, 'CH'), got {declare!r}") from None
+            _drive_to_play(state, seat, contract)
+        return state
 
     def clone(self) -> "SkatState":
+        """An independent copy (state vector, history and caches; the deal and rules are
+        shared, they are immutable).
+
+        >>> s = SkatState.new_game(seed=1); c = s.clone(); c.apply_action(c.legal_actions()[0])
+        >>> len(s.history()), len(c.history())
+        (0, 1)
+        """
         s = SkatState.__new__(SkatState)
         s.rules = self.rules
         s.seed = self.seed
@@ -163,14 +215,33 @@ class SkatState:
         return K.PHASE_NAMES[self._phase]
 
     def is_terminal(self) -> bool:
+        """True once the game is over (phase ``done``): the result is then defined."""
         return self._phase == K.PH_DONE
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         """Legal action ids of the player to move, ascending (empty when terminal or
         when ``player`` is given and is not the player to move)."""
-        if player is not None and player != self._st[K.F_PLAYER]:
+        if player is not None and _seat(player, "player") != self._st[K.F_PLAYER]:
             return []
         return _bits_list(*self._legal)
+
+    def is_legal(self, action: Any) -> bool:
+        """Is ``action`` (an action id) legal now? O(1), no list is built; ``False`` for
+        anything that is not an action id (bools, floats, strings, out of range).
+
+        >>> s = SkatState.new_game(seed=1)
+        >>> s.is_legal(s.string_to_action("18")), s.is_legal(PICKUP), s.is_legal(True)
+        (True, False, False)
+        """
+        if type(action) is not int:
+            if isinstance(action, (bool, np.bool_)) or not hasattr(action, "__index__"):
+                return False
+            action = operator.index(action)
+        base, lo, hi = self._legal
+        i = action - base
+        if i < 0 or i >= 64:
+            return False
+        return bool((lo >> i) & 1) if i < 32 else bool((hi >> (i - 32)) & 1)
 
     def legal_actions_mask(self) -> np.ndarray:
         """Boolean array of size ``NUM_ACTIONS`` (130), True for legal actions."""
@@ -181,6 +252,8 @@ class SkatState:
     def apply_action(self, action: int) -> None:
         """Apply a legal action; an illegal one raises ``ValueError`` and changes nothing."""
         if type(action) is not int:
+            if isinstance(action, (bool, np.bool_)):  # True is not the card 1
+                raise ValueError(self._illegal_message(action))
             try:
                 action = operator.index(action)
             except TypeError:
@@ -199,7 +272,9 @@ class SkatState:
 
     def _illegal_message(self, action: Any) -> str:
         try:
-            name = repr(action_to_string(int(action)))
+            if isinstance(action, (bool, np.bool_)):
+                raise TypeError
+            name = repr(action_to_string(operator.index(action)))
         except (ValueError, TypeError):
             name = "not an action id"
         if self.is_terminal():
@@ -211,12 +286,37 @@ class SkatState:
         return (f"illegal action {action!r} ({name}) for seat {self.current_player()} in phase "
                 f"{self.phase}; legal: {shown}")
 
-    def returns(self) -> list[float]:
-        """List scores per seat (declarer: +value / -2 x value; defenders 0). Zeros until the end."""
+    def returns(self, kind: str = "sf") -> list[float]:
+        """Returns per seat of the finished game (zeros until the end).
+
+        ``kind``:
+
+        - ``"sf"`` (default): Seeger-Fabian points, the tournament standard: the declarer
+          his list score +50 (won) or -50 (lost); each defender +40 when the declarer
+          loses, else 0. Ramsch: each seat's own (negative) list entry. So defence pays.
+        - ``"list"``: the list score per seat: the declarer +value or -2 x value (x2 per
+          Kontra/Re), defenders 0; Ramsch: each seat's own entry.
+        - ``"zero_sum"``: the declarer's list score and minus half of it for each
+          defender (declarer vs the team; sums to 0); Ramsch: each seat's entry minus
+          the mean of the three.
+
+        A passed-in game returns zeros in every kind.
+        """
+        if kind not in RETURN_KINDS:
+            raise ValueError(f"returns kind must be one of {RETURN_KINDS}, got {kind!r}")
         if not self.is_terminal():
             return [0.0, 0.0, 0.0]
         r = self._result_array()
-        return [float(r[K.R_SCORE0]), float(r[K.R_SCORE1]), float(r[K.R_SCORE2])]
+        if kind == "sf":
+            return [float(r[K.R_SF0 + s]) for s in range(3)]
+        scores = [float(r[K.R_SCORE0 + s]) for s in range(3)]
+        if kind == "list":
+            return scores
+        d = int(r[K.R_DECLARER])
+        if d < 0:  # Ramsch (or passed in: all zero)
+            mean = sum(scores) / 3.0
+            return [x - mean for x in scores]
+        return [scores[d] if s == d else -scores[d] / 2.0 for s in range(3)]
 
     def seeger_fabian(self) -> list[int]:
         """Seeger-Fabian points per seat (3-player table) of the finished game."""
@@ -238,10 +338,12 @@ class SkatState:
     # ---------------------------------------------------------------- strings
     @staticmethod
     def action_to_string(action: int) -> str:
+        """Text of an action id (:func:`skatsim.actions.action_to_string`)."""
         return action_to_string(action)
 
     @staticmethod
     def string_to_action(text: str) -> int:
+        """Action id of a text (:func:`skatsim.actions.string_to_action`)."""
         return string_to_action(text)
 
     def history(self) -> list[int]:
@@ -263,27 +365,41 @@ class SkatState:
     # ---------------------------------------------------------------- read access
     @property
     def deal(self) -> Deal:
+        """The cards as dealt (:class:`~skatsim.deal.Deal`: three hands and the skat)."""
         return self._deal
 
     def hand_mask(self, player: int) -> int:
-        """Cards currently held by ``player`` (a declarer who picked up holds 12 until discarding)."""
-        return int(self._st[K.F_HAND0 + player])
+        """Cards currently held by ``player`` (a declarer who picked up holds 12 until
+        discarding); ``ValueError`` unless ``player`` is a seat 0..2."""
+        return int(self._st[K.F_HAND0 + _seat(player, "player")])
 
     def hand(self, player: int) -> CardSet:
+        """The cards ``player`` (seat 0..2) holds now, as a :class:`~skatsim.cards.CardSet`.
+
+        >>> SkatState.new_game(seed=1).hand(0)
+        CardSet('SJ HJ CQ SK S7 H9 H7 DK D8 D7')
+        >>> SkatState.new_game(seed=1).hand(3)
+        Traceback (most recent call last):
+        ...
+        ValueError: player must be a seat 0, 1 or 2 (forehand, middlehand, rearhand), got 3
+        """
         return CardSet.from_mask(self.hand_mask(player))
 
     def legal_cards_mask(self, player: int | None = None) -> int:
         """Mask of the cards ``player`` may play now (0 outside the play phase or off turn)."""
-        p = self.current_player() if player is None else player
+        p = self.current_player() if player is None else _seat(player, "player")
         if self._st[K.F_PHASE] != K.PH_PLAY or p != self._st[K.F_PLAYER]:
             return 0
         return self._legal[1]
 
     def legal_cards(self, player: int | None = None) -> CardSet:
+        """:meth:`legal_cards_mask` as a :class:`~skatsim.cards.CardSet`."""
         return CardSet.from_mask(self.legal_cards_mask(player))
 
     @property
     def declarer(self) -> int | None:
+        """The declarer's seat once the bidding is won (``None`` before, and when nobody
+        declares: passed in or Ramsch)."""
         d = int(self._st[K.F_DECLARER])
         return None if d < 0 else d
 
@@ -302,18 +418,22 @@ class SkatState:
 
     @property
     def game_type(self) -> int | None:
+        """The game type once declared: 0..5 (D H S C G N), 6 Ramsch; ``None`` before."""
         g = int(self._st[K.F_GAME])
         return None if g < 0 else g
 
     def trumps_mask(self) -> int:
+        """Mask of the trumps of the declared game (0 before the declaration and in null)."""
         g = self.game_type
         return 0 if g is None else int(trump_mask(g))
 
     def trumps(self) -> CardSet:
+        """:meth:`trumps_mask` as a :class:`~skatsim.cards.CardSet`."""
         return CardSet.from_mask(self.trumps_mask())
 
     @property
     def skat_picked_up(self) -> bool:
+        """The declarer picked up the skat (``False`` in a hand game and before)."""
         return bool(self._st[K.F_PICKED])
 
     def skat_mask(self) -> int:
@@ -325,10 +445,12 @@ class SkatState:
         return [int(self._st[K.F_POINTS0 + s]) for s in range(3)]
 
     def tricks_won(self) -> list[int]:
+        """Tricks won so far, per seat."""
         return [int(self._st[K.F_TRICKS0 + s]) for s in range(3)]
 
     def played_mask(self, player: int) -> int:
-        return int(self._st[K.F_PLAYED0 + player])
+        """Mask of the cards ``player`` (seat 0..2) has played so far."""
+        return int(self._st[K.F_PLAYED0 + _seat(player, "player")])
 
     def current_trick(self) -> list[int]:
         """Cards of the trick in progress, leader first."""
@@ -336,6 +458,7 @@ class SkatState:
         return [int(self._st[K.F_TRICK0 + i]) for i in range(n)]
 
     def trick_leader(self) -> int:
+        """Seat that leads (or led) the current trick."""
         return int(self._st[K.F_LEADER])
 
     def tricks(self) -> list[tuple[int, list[int], int]]:
@@ -361,7 +484,7 @@ class SkatState:
         hand), with the same history replayed: the PIMC determinisation hook."""
         from .infostate import resample
 
-        return resample(self, player, rng)
+        return resample(self, _seat(player, "player"), rng)
 
     # ---------------------------------------------------------------- observation
     def observation(self, player: int):
@@ -375,6 +498,7 @@ class SkatState:
         return self.observation(player).tensor
 
     def observation_string(self, player: int) -> str:
+        """The readable form of :meth:`observation`."""
         return str(self.observation(player))
 
     # ---------------------------------------------------------------- display
@@ -421,14 +545,14 @@ class SkatState:
         skat_choice = None
         discard: list[str] = []
         contract = None
-        for p, a in self.history_with_players():
+        for a in self._actions:
             if a == PICKUP:
                 skat_choice = "pickup"
             elif a == HAND:
                 skat_choice = "hand"
             elif DECLARE_BASE <= a < KONTRA:
                 contract = action_to_string(a)
-        if self.skat_picked_up and self._st[K.F_PHASE] not in (K.PH_DISCARD,):
+        if self.skat_picked_up and self._st[K.F_PHASE] != K.PH_DISCARD:
             discard = CardSet.from_mask(self.skat_mask()).to_text().split()
         cards = [card_name(a) for _, a in self._play_moves()]
         kontra = [action_to_string(a) for a in self._actions if a in (KONTRA, RE)]
@@ -457,58 +581,196 @@ class SkatState:
         return rec
 
     def to_json(self, **kw: Any) -> str:
+        """:meth:`to_record` as JSON text (``kw`` go to ``json.dumps``, e.g. ``indent=1``);
+        :meth:`from_record` reads it back."""
         return json.dumps(self.to_record(), **kw)
 
     @classmethod
     def from_record(cls, record: dict[str, Any] | str) -> "SkatState":
-        """Replay a record through the rules; raises :class:`RecordError` naming the first
-        bad move, or the first result field that does not match."""
-        rec = json.loads(record) if isinstance(record, str) else record
+        """Replay a record (a dict or its JSON text) through the rules.
+
+        Every field is checked: the format (``skatsim-record/2``, or ``/1`` whose unsigned
+        matadors are converted), the rules and their version, the seed (the deal must be
+        ``deal(seed)``), the deal, each move (a seat 0..2 that is to move and an action
+        text), and every summary and result field against the replay. Raises
+        :class:`RecordError` naming the first problem: malformed JSON, a wrong type, a
+        bad move, or a field that does not match.
+        """
+        if isinstance(record, (str, bytes, bytearray)):
+            try:
+                rec = json.loads(record)
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                raise RecordError(f"a game record must be valid JSON: {e}") from None
+        else:
+            rec = record
         if not isinstance(rec, dict) or "deal" not in rec or "moves" not in rec:
             raise RecordError("a game record is a dict with at least 'deal' and 'moves'")
-        if rec.get("format", RECORD_FORMAT) != RECORD_FORMAT:
-            raise RecordError(f"unknown record format {rec.get('format')!r}; expected {RECORD_FORMAT!r}")
+        unknown = sorted(map(str, set(rec) - set(_RECORD_FIELDS)))
+        if unknown:
+            raise RecordError(f"record has unknown field(s) {unknown}; known: {', '.join(_RECORD_FIELDS)}")
+        fmt = rec.get("format", RECORD_FORMAT)
+        if fmt not in _READABLE_FORMATS:
+            raise RecordError(f"unknown record format {fmt!r}; expected {RECORD_FORMAT!r} "
+                              f"(or {_READABLE_FORMATS[0]!r})")
         try:
             rules = SkatRules.from_dict(rec.get("rules", {}))
-            d = rec["deal"]
+        except (TypeError, ValueError) as e:
+            raise RecordError(f"bad rules in record: {e}") from None
+        if "rules_version" in rec and rec["rules_version"] != rules.version:
+            raise RecordError(f"record field 'rules_version' is {rec['rules_version']!r} but its rules "
+                              f"{rules.to_dict()} are version {rules.version!r}")
+        d = rec["deal"]
+        if not isinstance(d, dict) or set(d) != {"forehand", "middlehand", "rearhand", "skat"} or \
+                not all(isinstance(v, str) for v in d.values()):
+            raise RecordError(f"record field 'deal' must map forehand, middlehand, rearhand and skat to card "
+                              f"strings, got {d!r}")
+        try:
             deal = deal_from_hands(d["forehand"], d["middlehand"], d["rearhand"], d["skat"])
-        except (ValueError, KeyError, TypeError) as e:
-            raise RecordError(f"bad deal or rules in record: {e}") from None
-        state = cls(deal, rules, rec.get("seed"))
-        for i, mv in enumerate(rec["moves"]):
-            try:
-                seat, text = mv
-                seat = int(seat)
-            except (TypeError, ValueError):
-                raise RecordError(f"move {i + 1}: expected [seat, action], got {mv!r}") from None
+        except (ValueError, TypeError) as e:
+            raise RecordError(f"bad deal in record: {e}") from None
+        seed = rec.get("seed")
+        if seed is not None:
+            if type(seed) is not int:
+                raise RecordError(f"record field 'seed' must be an int or null, got {type(seed).__name__} {seed!r}")
+            from .deal import deal as deal_of_seed
+
+            if deal_of_seed(seed) != deal:
+                raise RecordError(f"record field 'seed' is {seed} but the deal is not deal({seed})")
+        moves = rec["moves"]
+        if not isinstance(moves, list):
+            raise RecordError(f"record field 'moves' must be a list of [seat, action] pairs, got "
+                              f"{type(moves).__name__} {moves!r}")
+        state = cls(deal, rules, seed)
+        for i, mv in enumerate(moves):
+            if not isinstance(mv, (list, tuple)) or len(mv) != 2 or type(mv[0]) is not int \
+                    or not 0 <= mv[0] <= 2 or not isinstance(mv[1], str):
+                raise RecordError(f"move {i + 1}: expected [seat, action] with a seat 0, 1 or 2 and an action "
+                                  f"text, got {mv!r}")
+            seat, text = mv
             where = f"move {i + 1} (seat {seat} {text!r})"
             if state.is_terminal():
                 raise RecordError(f"{where}: the game is already over")
             if seat != state.current_player():
                 raise RecordError(f"{where}: it is seat {state.current_player()}'s turn in phase {state.phase}")
             try:
-                a = string_to_action(str(text))
-                state.apply_action(a)
+                state.apply_action(string_to_action(text))
             except ValueError as e:
                 raise RecordError(f"{where}: {e}") from None
-        state._check_record_summary(rec)
+        state._check_record_summary(rec, fmt)
         return state
 
-    def _check_record_summary(self, rec: dict[str, Any]) -> None:
+    def _check_record_summary(self, rec: dict[str, Any], fmt: str = RECORD_FORMAT) -> None:
         mine = self.to_record()
-        for key in ("declarer", "bid", "skat_choice", "discard", "contract", "cards"):
-            if key in rec and rec[key] != mine[key]:
+        for key in _SUMMARY_FIELDS:
+            if key in rec and _jsonable(rec[key]) != mine[key]:
                 raise RecordError(f"record field {key!r} is {rec[key]!r} but the moves give {mine[key]!r}")
-        theirs = rec.get("result")
-        if theirs is None:
+        if "result" not in rec:
             return
+        theirs = rec["result"]
+        if theirs is None:
+            if mine["result"] is not None:
+                raise RecordError("record field 'result' is null but its moves finish the game")
+            return
+        if not isinstance(theirs, dict):
+            raise RecordError(f"record field 'result' must be a dict or null, got {type(theirs).__name__} {theirs!r}")
         if mine["result"] is None:
             raise RecordError("record has a result but its moves do not finish the game")
-        for key, value in theirs.items():
-            if key in ("rules", "rules_version"):
-                continue
-            if key not in mine["result"]:
-                raise RecordError(f"record result has unknown field {key!r}")
-            if mine["result"][key] != value:
-                raise RecordError(f"result field {key!r} is {value!r} in the record but replaying gives "
-                                  f"{mine['result'][key]!r}")
+        theirs = dict(theirs)
+        if fmt == _READABLE_FORMATS[0] and "with_matadors" in theirs:  # format 1: unsigned matadors
+            w = theirs.pop("with_matadors")
+            if type(theirs.get("matadors")) is int:
+                theirs["matadors"] = abs(theirs["matadors"]) * (1 if w else -1)
+        unknown = sorted(map(str, set(theirs) - set(mine["result"])))
+        if unknown:
+            raise RecordError(f"record result has unknown field(s) {unknown}")
+        missing = [k for k in mine["result"] if k not in theirs]
+        if missing:
+            raise RecordError(f"record result lacks field(s) {missing}")
+        for key, value in mine["result"].items():
+            if _jsonable(theirs[key]) != value or type(theirs[key]) is not type(value):
+                raise RecordError(f"result field {key!r} is {theirs[key]!r} in the record but replaying gives "
+                                  f"{value!r}")
+
+
+_RECORD_FIELDS = ("format", "rules", "rules_version", "seed", "deal", "moves", "bids", "declarer", "bid",
+                  "skat_choice", "discard", "contract", "kontra", "cards", "result")
+_SUMMARY_FIELDS = ("bids", "declarer", "bid", "skat_choice", "discard", "contract", "kontra", "cards")
+
+
+def _jsonable(x: Any) -> Any:
+    """Tuples as lists (what a JSON round trip does), for comparing a dict record."""
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _jsonable(v) for k, v in x.items()}
+    return x
+
+
+# ----------------------------------------------------------------------------- into the play
+
+
+def _bidding_for(declarer: int, bid: int) -> list[int]:
+    """Auction actions that make ``declarer`` the declarer at ``bid``."""
+    b = bid_action(bid)
+    if declarer == 0:  # middlehand bids, forehand holds, middlehand and rearhand pass
+        return [b, HOLD, PASS, PASS]
+    if declarer == 1:  # middlehand bids, forehand and rearhand pass
+        return [b, PASS, PASS]
+    return [PASS, b, PASS]  # middlehand passes, rearhand bids, forehand passes
+
+
+def _drive_to_play(state: SkatState, declarer: Any, contract: Contract | str, bid: int = 18,
+                   discard: CardsLike | None = None) -> None:
+    if state.history():
+        raise ValueError(f"to_play needs a game at the start of bidding, this one has {len(state.history())} moves")
+    seat = _seat(declarer, "declarer")
+    c = contract if isinstance(contract, Contract) else Contract.parse(contract)
+    for a in _bidding_for(seat, bid):
+        state.apply_action(a)
+    if c.hand:
+        if discard is not None:
+            raise ValueError(f"{c.describe()} is a hand game: there is no discard")
+        state.apply_action(HAND)
+    else:
+        state.apply_action(PICKUP)
+        dis = state.deal.skat.mask if discard is None else to_mask(discard)
+        if bin(dis).count("1") != 2 or dis & ~state.hand_mask(seat):
+            raise ValueError(f"the discard must be 2 of the declarer's 12 cards {state.hand(seat)}, "
+                             f"got {CardSet.from_mask(dis)}")
+        for card in CardSet.from_mask(dis).ids():
+            state.apply_action(card)
+    a = declare_action(c)
+    if not state.is_legal(a):
+        raise ValueError(f"{c.describe()} cannot be declared at bid {bid} (a null game below the bid is not "
+                         "declarable, ISKO.md §16)")
+    state.apply_action(a)
+    while state.phase == "kontra":  # the Kontra/Re variant: nobody doubles
+        state.apply_action(PASS)
+
+
+def to_play(state_or_seed: "SkatState | int | Deal", declarer: int, contract: Contract | str, *,
+            bid: int = 18, discard: CardsLike | None = None, rules: SkatRules = ISKO) -> SkatState:
+    """A game put into the card play with ``declarer`` playing ``contract``.
+
+    ``state_or_seed``: a deal seed, a :class:`~skatsim.deal.Deal`, or a ``SkatState`` at the
+    start of bidding (left unchanged; its rules apply, ``rules`` is for the other two).
+    The auction makes ``declarer`` win at ``bid`` (default 18: forehand by ``18 yes
+    pass pass``, middlehand by ``18 pass pass``, rearhand by ``pass 18 pass``). A hand
+    contract (``"CH"``, ``"GO"``, ``"NOH"``) plays hand; any other picks up the skat and
+    discards ``discard`` (default: the two skat cards, so he keeps his dealt hand).
+    In the Kontra/Re variant nobody says Kontra. Forehand leads the first trick.
+
+    >>> s = to_play(7, 2, "GH")
+    >>> s.phase, s.declarer, s.contract, s.bid, s.current_player()
+    ('play', 2, Contract('GH'), 18, 0)
+    >>> [s.action_to_string(a) for a in to_play(7, 0, "C").history()]
+    ['18', 'yes', 'pass', 'pass', 'pickup', 'D8', 'H9', 'C']
+    """
+    if isinstance(state_or_seed, SkatState):
+        state = state_or_seed.clone()
+    elif isinstance(state_or_seed, Deal):
+        state = SkatState.new_game(deal=state_or_seed, rules=rules)
+    else:
+        state = SkatState.new_game(seed=state_or_seed, rules=rules)
+    _drive_to_play(state, declarer, contract, bid, discard)
+    return state

@@ -120,7 +120,7 @@ def test_a_scripted_game_walks_through_every_phase() -> None:
     r = s.result
     # all 10 tricks: grand with 4, schneider, schwarz = 4+1+1+1 = 7 x 24 = 168
     assert (r.won, r.declarer_tricks, r.declarer_points, r.matadors, r.multiplier) == (True, 10, 120, 4, 7)
-    assert r.list_score == 168 and s.returns() == [168.0, 0.0, 0.0]
+    assert r.list_score == 168 and s.returns("list") == [168.0, 0.0, 0.0] and s.returns() == [218.0, 0.0, 0.0]
     assert r.seeger_fabian == (218, 0, 0) and r.schwarz and r.schneider
     assert [w for _, _, w in s.tricks()] == [0] * 10
 
@@ -150,7 +150,8 @@ def test_null_is_lost_at_once_by_a_zero_point_trick() -> None:
     assert s.is_terminal() and len(s.tricks()) == 1 and s.tricks()[0][2] == 0
     r = s.result
     assert not r.won and r.declarer_tricks == 1 and r.game_value == 35 and r.list_score == -70
-    assert s.returns() == [-70.0, 0.0, 0.0] and r.seeger_fabian == (-120, 40, 40)
+    assert s.returns("list") == [-70.0, 0.0, 0.0] and r.seeger_fabian == (-120, 40, 40)
+    assert s.returns() == [-120.0, 40.0, 40.0] and s.returns("zero_sum") == [-70.0, 35.0, 35.0]
 
 
 def test_null_is_won_without_a_trick() -> None:
@@ -299,8 +300,11 @@ def test_returns_and_result() -> None:
     for seed in range(30):
         s = random_game(seed)
         r = s.result
-        assert s.returns() == [float(x) for x in r.scores]
+        assert s.returns("list") == [float(x) for x in r.scores]
+        assert s.returns() == s.returns("sf") == [float(x) for x in r.seeger_fabian]
+        assert sum(s.returns("zero_sum")) == 0
         if r.passed_in:
+            assert s.returns() == s.returns("zero_sum") == [0.0, 0.0, 0.0]
             continue
         d = r.declarer
         assert r.scores[d] == r.list_score and all(r.scores[p] == 0 for p in range(3) if p != d)
@@ -617,7 +621,11 @@ def test_ramsch_result_follows_the_house_rule() -> None:
         assert sum(pts) == 120
         top = max(pts)
         assert list(r.scores) == [-top if p == top else 0 for p in pts]
-        assert s.returns() == [float(x) for x in r.scores]
+        assert s.returns("list") == [float(x) for x in r.scores]
+        assert s.returns() == [float(x) for x in r.seeger_fabian] == [float(x) for x in r.scores]
+        z = s.returns("zero_sum")
+        assert abs(sum(z)) < 1e-9 and [z[p] - z[q] for p in range(3) for q in range(3)] == \
+            pytest.approx([float(r.scores[p] - r.scores[q]) for p in range(3) for q in range(3)])
         # tricks follow the Ramsch trump rule (jacks only) in the reference
         for leader, cards, winner in s.tricks():
             rc = [ref.card(card_name(c)) for c in cards]
@@ -644,3 +652,36 @@ def test_legal_action_lists_match_their_bit_sets() -> None:
         base = r.choice([0, 32, 95, 97, 99])
         m = lo | hi << 32
         assert _bits_list(base, lo, hi) == [base + i for i in range(64) if m >> i & 1]
+
+
+# ------------------------------------------------------------------ returns kinds (issue 7)
+
+
+def test_a_defenders_return_moves_opposite_to_the_declarers() -> None:
+    """Default returns are Seeger-Fabian: the defence gets +40 each when the declarer loses."""
+    won = lost = 0
+    for seed in range(60):
+        s = random_game(seed)
+        r = s.result
+        if r.declarer is None:
+            continue
+        d = r.declarer
+        defenders = [p for p in range(3) if p != d]
+        sf, zs, ls = s.returns(), s.returns("zero_sum"), s.returns("list")
+        if r.won:
+            won += 1
+            assert sf[d] > 0 and all(sf[p] == 0 for p in defenders)
+            assert zs[d] > 0 and all(zs[p] == -zs[d] / 2 < 0 for p in defenders)
+        else:
+            lost += 1
+            assert sf[d] < 0 and all(sf[p] == 40 for p in defenders)
+            assert zs[d] < 0 and all(zs[p] == -zs[d] / 2 > 0 for p in defenders)
+        assert ls == [float(x) for x in r.scores]
+    assert won and lost
+
+
+def test_returns_kind_is_validated() -> None:
+    s = SkatState.new_game(seed=1)
+    for bad in ("SF", "openspiel", None, 0):
+        with pytest.raises(ValueError, match="returns kind must be one of"):
+            s.returns(bad)  # type: ignore[arg-type]
