@@ -170,10 +170,9 @@ class SkatState:
             raise ValueError("pass either a deal or a seed/rng, not both")
         state = cls(deal, rules, seed)
         if declare is not None:
-            try:
-                seat, contract = declare
-            except (TypeError, ValueError):
-                raise ValueError(f"declare must be a pair (seat, contract), e.g. (0, 'CH'), got {declare!r}") from None
+            if not isinstance(declare, (tuple, list)) or len(declare) != 2:
+                raise ValueError(f"declare must be a pair (seat, contract), e.g. (0, 'CH'), got {declare!r}")
+            seat, contract = declare
             _drive_to_play(state, seat, contract)
         return state
 

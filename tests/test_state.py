@@ -685,3 +685,189 @@ def test_returns_kind_is_validated() -> None:
     for bad in ("SF", "openspiel", None, 0):
         with pytest.raises(ValueError, match="returns kind must be one of"):
             s.returns(bad)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- bad input refused (issue 7)
+
+
+@pytest.mark.parametrize("seat", [3, -1, 5, True, 1.0, "1", None])
+def test_seats_are_validated_everywhere(seat) -> None:
+    s = SkatState.new_game(seed=1)
+    for call in (s.hand, s.hand_mask, s.played_mask, s.legal_cards_mask, s.legal_cards, s.legal_actions,
+                 s.resample_from_infostate):
+        if seat is None and call in (s.legal_cards_mask, s.legal_cards, s.legal_actions):
+            continue  # None means "the player to move" there
+        with pytest.raises(ValueError, match=f"must be a seat 0, 1 or 2.*got {seat!r}"):
+            call(seat)
+
+
+def test_hand_3_no_longer_returns_the_skat() -> None:
+    s = SkatState.new_game(seed=1)
+    with pytest.raises(ValueError, match="got 3"):
+        s.hand(3)
+    import numpy as np
+
+    assert s.hand(np.int64(2)) == s.deal.hands[2]
+
+
+@pytest.mark.parametrize("phase_moves", [(), ("18", "yes", "pass", "pass", "pickup"), ("18", "pass", "pass", "hand", "GH")])
+def test_booleans_are_not_actions(phase_moves) -> None:
+    import numpy as np
+
+    s = do(SkatState.new_game(seed=4), *phase_moves)
+    before = snapshot(s)
+    for b in (True, False, np.bool_(True)):
+        with pytest.raises(ValueError, match="not an action id"):
+            s.apply_action(b)
+        assert not s.is_legal(b)
+    assert snapshot(s) == before
+
+
+def test_is_legal_agrees_with_legal_actions_in_every_phase() -> None:
+    import numpy as np
+
+    for seed in range(8):
+        s = SkatState.new_game(seed=seed, rules=SkatRules(kontra=True, ramsch=seed % 2 == 0))
+        rng = random.Random(seed)
+        while True:
+            legal = set(s.legal_actions())
+            assert {a for a in range(-3, 140) if s.is_legal(a)} == legal
+            assert np.flatnonzero(s.legal_actions_mask()).tolist() == sorted(legal)
+            assert not s.is_legal(1.0) and not s.is_legal("18") and not s.is_legal(2**70)
+            if s.is_terminal():
+                break
+            s.apply_action(rng.choice(sorted(legal)))
+
+
+def test_new_game_refuses_rules_that_are_not_skatrules() -> None:
+    for bad in ("isko", {"kontra": True}, None, 1):
+        with pytest.raises(TypeError, match="rules must be a SkatRules"):
+            SkatState.new_game(seed=1, rules=bad)
+
+
+# ------------------------------------------------------------------------ into the play phase
+
+
+@pytest.mark.parametrize("declarer", [0, 1, 2])
+@pytest.mark.parametrize("contract", ["CH", "C", "GO", "NOH", "N", "DHZ"])
+def test_to_play_reaches_the_card_play(declarer: int, contract: str) -> None:
+    from skatsim.state import to_play
+
+    for rules in (SkatRules(), SkatRules(kontra=True)):
+        s = to_play(11, declarer, contract, rules=rules)
+        assert (s.phase, s.declarer, str(s.contract), s.bid, s.current_player()) == \
+            ("play", declarer, contract, 18, 0)
+        assert s.deal == SkatState.new_game(seed=11).deal and s.rules == rules
+        if not s.contract.hand:
+            assert s.skat_mask() == s.deal.skat.mask and s.hand(declarer) == s.deal.hands[declarer]
+        assert SkatState.new_game(seed=11, rules=rules, declare=(declarer, contract)).history() == s.history()
+
+
+def test_to_play_repeats_the_literal_forehand_sequence() -> None:
+    from skatsim.state import to_play
+
+    s = do(SkatState.new_game(seed=2), "18", "yes", "pass", "pass", "hand", "CH")
+    assert to_play(2, 0, "CH").history() == s.history()
+    start = SkatState.new_game(seed=2)
+    assert to_play(start, 0, "CH").history() == s.history() and start.history() == []
+    assert to_play(start.deal, 0, "CH").history() == s.history()
+
+
+def test_to_play_options_and_errors() -> None:
+    from skatsim.state import to_play
+
+    s = to_play(5, 1, "G", bid=48, discard=None)
+    assert s.bid == 48 and s.declarer == 1
+    twelve = s.deal.hands[1] | s.deal.skat
+    two = CardSet(twelve.ids()[:2])
+    s = to_play(5, 1, "S", discard=two)
+    assert s.skat_mask() == two.mask and s.hand(1) == twelve - two
+    with pytest.raises(ValueError, match="cannot be declared at bid 24"):
+        to_play(5, 1, "N", bid=24)
+    with pytest.raises(ValueError, match="hand game: there is no discard"):
+        to_play(5, 1, "GH", discard=two)
+    with pytest.raises(ValueError, match="discard must be 2 of the declarer's 12 cards"):
+        to_play(5, 1, "G", discard=s.deal.hands[0].ids()[:2])
+    with pytest.raises(ValueError, match="declarer must be a seat"):
+        to_play(5, 3, "G")
+    with pytest.raises(ValueError, match="start of bidding"):
+        to_play(to_play(5, 1, "G"), 1, "G")
+    with pytest.raises(ValueError, match="declare must be a pair"):
+        SkatState.new_game(seed=5, declare="CH")
+
+
+# ------------------------------------------------------------------ records: every field checked
+
+
+@pytest.mark.parametrize("field,value,msg", [
+    ("bids", [[0, "264"]], "'bids'"),
+    ("kontra", ["kontra", "re"], "'kontra'"),
+    ("seed", 999, "not deal\\(999\\)"),
+    ("seed", "7", "'seed' must be an int"),
+    ("seed", True, "'seed' must be an int"),
+    ("rules_version", "isko-2099/other-9", "'rules_version'"),
+    ("rules", {"ramsch": "false"}, "must be True or False"),
+    ("rules", {"ramsch": True}, "'rules_version'"),
+    ("skat_choice", "hand", "'skat_choice'"),
+    ("moves", None, "'moves' must be a list"),
+    ("moves", "18 yes", "'moves' must be a list"),
+    ("result", [], "'result' must be a dict"),
+    ("result", None, "'result' is null"),
+    ("deal", "CJ SJ", "'deal' must map"),
+    ("colour", "red", "unknown field"),
+])
+def test_tampered_record_fields_are_refused(field: str, value, msg: str) -> None:
+    rec = played_game(25).to_record()
+    assert rec.get(field) != value
+    rec[field] = value
+    with pytest.raises(RecordError, match=msg):
+        SkatState.from_record(rec)
+    with pytest.raises(RecordError, match=msg):
+        SkatState.from_record(json.dumps(rec))
+
+
+@pytest.mark.parametrize("field,value", [("rules", {"ramsch": True}), ("rules_version", "foo"),
+                                         ("matadors", "4"), ("with_matadors", True)])
+def test_tampered_result_rules_and_unknown_result_fields(field: str, value) -> None:
+    rec = played_game(26).to_record()
+    rec["result"][field] = value
+    with pytest.raises(RecordError, match=repr(field)):
+        SkatState.from_record(rec)
+    rec = played_game(26).to_record()
+    del rec["result"]["won"]
+    with pytest.raises(RecordError, match="lacks field"):
+        SkatState.from_record(rec)
+
+
+@pytest.mark.parametrize("seat", ["1", 1.9, True, 3, -1, None])
+def test_record_move_seats_must_be_ints_0_to_2(seat) -> None:
+    rec = played_game(27).to_record()
+    rec["moves"][0][0] = seat
+    with pytest.raises(RecordError, match="move 1: expected \\[seat, action\\]"):
+        SkatState.from_record(rec)
+    rec = played_game(27).to_record()
+    rec["moves"][0] = [1]
+    with pytest.raises(RecordError, match="move 1"):
+        SkatState.from_record(rec)
+
+
+def test_truncated_or_malformed_json_is_a_record_error() -> None:
+    text = played_game(28).to_json()
+    for bad in (text[: len(text) // 2], text[:-1], "", "not json", "[1, 2]", "null"):
+        with pytest.raises(RecordError):
+            SkatState.from_record(bad)
+
+
+def test_format_1_records_still_load() -> None:
+    from skatsim.state import RECORD_FORMAT
+
+    assert RECORD_FORMAT == "skatsim-record/2"
+    s = played_game(29)
+    rec = s.to_record()
+    r = rec["result"]
+    old = dict(rec, format="skatsim-record/1",
+               result=dict(r, matadors=abs(r["matadors"]), with_matadors=r["matadors"] > 0))
+    assert SkatState.from_record(old).result == s.result
+    old["result"]["with_matadors"] = not old["result"]["with_matadors"]
+    with pytest.raises(RecordError, match="'matadors'"):
+        SkatState.from_record(old)
