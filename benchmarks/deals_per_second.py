@@ -27,17 +27,19 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numba
 import numpy as np
 import pandas as pd
 
-from _env import append_jsonl, cpu_model, git_commit, now_utc, versions  # noqa: E402  (benchmarks/_env.py)
+from _env import add_output_args, cpu_model, git_commit, now_utc, versions, write_record  # noqa: E402
 from skatsim import SkatState, deal
 from skatsim.bits import HAS_FAST_PDEP
 from skatsim.kernels import simulate as KS
-from skatsim.kernels.rollout import rollout_kernel
+from skatsim.kernels.rollout import POLICY_RANDOM, rollout_kernel
+from skatsim.rollout import position_state
+from skatsim.solver import Position
 from skatsim.simulate import simulate
 
 TARGETS = {  # path -> (what, rule)
@@ -142,20 +144,21 @@ def make_numba_games(n: int, seed: int) -> Callable[[], int]:
 
 
 def make_rollouts(n: int, seed: int) -> tuple[Callable[[], int], float]:
-    d = deal(seed)
-    h = [m.mask for m in d.hands]
+    """Path 4: rollouts on the shared state machine (``kernels.rollout``), from the first lead."""
+    h0, h1, h2, sk = deal(seed).masks()
     pts = np.empty(n, dtype=np.int16)
     tricks = np.empty(n, dtype=np.int8)
     won = np.empty(n, dtype=np.bool_)
     acts = np.zeros((0, 30), dtype=np.int8)
+    params = np.zeros(32, np.float64)
     calls = [0]
     games = (4, 3, 0, 2, 1)  # grand, clubs, diamonds, spades, hearts: full 10-trick playouts
+    starts = [position_state(Position((h0, h1, h2), sk, g, 0)) for g in games]
 
     def run() -> int:
-        g = games[calls[0] % len(games)]
+        st = starts[calls[0] % len(games)]
         calls[0] += 1
-        rollout_kernel(h[0], h[1], h[2], g, 0, 0, 0, -1, -1, 0, 0, 0, d.skat.mask,
-                       KS.seed_mul(seed + calls[0]), pts, tricks, won, acts, False)
+        rollout_kernel(st, POLICY_RANDOM, params, KS.seed_mul(seed + calls[0]), pts, tricks, won, acts, False)
         return n
 
     run()
@@ -193,14 +196,20 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--chunk", type=int, default=1 << 18, help="deals per kernel call (paths 2, 3)")
     ap.add_argument("--rollouts", type=int, default=1 << 18, help="rollouts per kernel call (path 4)")
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "deals_per_second.jsonl"))
+    ap.add_argument("--paths", default="1,1b,2,3,4,5,6", help="comma-separated paths to run (default: all)")
+    add_output_args(ap, "deals_per_second")
     args = ap.parse_args(argv)
+    want = set(args.paths.split(","))
     sec, seed = args.seconds, args.seed
     n_threads = numba.config.NUMBA_NUM_THREADS
 
     figures: dict[str, dict] = {}
 
-    def record(key: str, what: str, res: tuple[float, int, float] | None, unit: str = "games/s") -> None:
+    def record(key: str, what: str, res: Any, unit: str = "games/s") -> None:
+        if callable(res):
+            if key.split("_")[0] not in want:
+                return
+            res = res()
         if res is None:
             figures[key] = {"what": what, "rate": None, "unit": unit, "note": "open_spiel not installed"}
             return
@@ -209,33 +218,40 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"  {key:<24} {rate:>14,.0f} {unit}", file=sys.stderr)
 
     print("measuring (compile excluded) ...", file=sys.stderr)
-    record("1_python_state", "SkatState, random legal actions (Python)", path_python_state(sec, seed))
-    record("1b_openspiel_python", "OpenSpiel skat driven from Python", path_openspiel_python(sec, seed))
-    games = make_numba_games(args.chunk, seed)
+    record("1_python_state", "SkatState, random legal actions (Python)", lambda: path_python_state(sec, seed))
+    record("1b_openspiel_python", "OpenSpiel skat driven from Python", lambda: path_openspiel_python(sec, seed))
+    games = make_numba_games(args.chunk, seed) if want & {"2", "3"} else None
     numba.set_num_threads(1)
-    record("2_numba_1_thread", "random full games, numba, 1 thread", best_of(games, sec))
+    record("2_numba_1_thread", "random full games, numba, 1 thread", lambda: best_of(games, sec))
     numba.set_num_threads(n_threads)
-    games()  # wake the thread pool
-    record("3_numba_all_cores", f"random full games, numba, {n_threads} threads", best_of(games, sec))
+    if games is not None and "3" in want:
+        games()  # wake the thread pool
+    record("3_numba_all_cores", f"random full games, numba, {n_threads} threads", lambda: best_of(games, sec))
     numba.set_num_threads(1)
-    roll, mean_pts = make_rollouts(args.rollouts, seed)
-    record("4_rollouts_1_thread", "random card-play rollouts (10 tricks), numba, 1 thread", best_of(roll, sec),
-           "rollouts/s")
+    mean_pts = None
+    if "4" in want:
+        roll, mean_pts = make_rollouts(args.rollouts, seed)
+        record("4_rollouts_1_thread", "random card-play rollouts (10 tricks, state machine), numba, 1 thread",
+               lambda: best_of(roll, sec), "rollouts/s")
     numba.set_num_threads(n_threads)
     record("5_openspiel_cpp", "OpenSpiel evaluate_bots, uniform random bots (C++ loop)",
-           path_openspiel_cpp(sec, seed))
+           lambda: path_openspiel_cpp(sec, seed))
     record("6_simulate_dataframe", f"skatsim.simulate() to a DataFrame, {n_threads} threads",
-           path_simulate_frame(sec, seed))
+           lambda: path_simulate_frame(sec, seed))
 
     r = {k: v["rate"] for k, v in figures.items()}
-    scaling = r["3_numba_all_cores"] / r["2_numba_1_thread"]
-    vs_os = r["2_numba_1_thread"] / r["5_openspiel_cpp"] if r.get("5_openspiel_cpp") else None
-    targets = {
-        "2_numba_1_thread": r["2_numba_1_thread"] >= 1_500_000 and (vs_os is None or vs_os >= 20),
-        "3_numba_all_cores": scaling >= 1.8,
-        "4_rollouts_1_thread": r["4_rollouts_1_thread"] >= 3_000_000,
-        "1_python_state": r.get("1b_openspiel_python") is None or r["1_python_state"] >= r["1b_openspiel_python"],
+    scaling = r["3_numba_all_cores"] / r["2_numba_1_thread"] if {"2_numba_1_thread", "3_numba_all_cores"} <= set(r) \
+        else None
+    vs_os = r["2_numba_1_thread"] / r["5_openspiel_cpp"] if r.get("5_openspiel_cpp") and "2_numba_1_thread" in r \
+        else None
+    checks = {
+        "2_numba_1_thread": lambda: r["2_numba_1_thread"] >= 1_500_000 and (vs_os is None or vs_os >= 20),
+        "3_numba_all_cores": lambda: scaling is not None and scaling >= 1.8,
+        "4_rollouts_1_thread": lambda: r["4_rollouts_1_thread"] >= 3_000_000,
+        "1_python_state": lambda: r.get("1b_openspiel_python") is None
+        or r["1_python_state"] >= r["1b_openspiel_python"],
     }
+    targets = {k: bool(f()) for k, f in checks.items() if k in r}
 
     rows = []
     for k, v in figures.items():
@@ -271,8 +287,7 @@ def main(argv: list[str] | None = None) -> dict:
         "numba_1_thread_vs_openspiel_cpp": vs_os,
         "targets_met": targets,
     }
-    out = append_jsonl(args.out, line)
-    print(f"\nappended to {out}", file=sys.stderr)
+    write_record(args, "deals_per_second", line)
     return line
 
 

@@ -10,7 +10,8 @@ import pytest
 from skatsim import SkatState, deal
 from skatsim.bits import derive_seed
 from skatsim.kernels import game as G
-from skatsim.rollout import rollouts, rollouts_from_state
+from skatsim.rollout import position_state, rollouts, rollouts_from_state
+from skatsim.solver import Position
 
 
 def position(seed: int, extra_cards: int, want_null: bool = False) -> SkatState | None:
@@ -110,12 +111,47 @@ def test_rollouts_mid_trick():
 
 def test_rollout_errors():
     d = deal(5)
-    with pytest.raises(ValueError, match="overlap"):
+    with pytest.raises(ValueError, match="repeats card"):
         rollouts([d.hands[0], d.hands[0], d.hands[2]], d.skat, "G", 0, 10, 1)
-    with pytest.raises(ValueError, match="hand sizes"):
+    with pytest.raises(ValueError, match="wrong card counts"):
         h0 = d.hands[0].mask
         rollouts([h0 & (h0 - 1), d.hands[1], d.hands[2]], d.skat, "G", 0, 10, 1)
-    with pytest.raises(ValueError, match="seats 0..2"):
+    with pytest.raises(ValueError, match="declarer must be a seat"):
         rollouts(d.hands, d.skat, "G", 3, 10, 1)
     with pytest.raises(ValueError, match="play phase"):
         rollouts_from_state(SkatState.new_game(seed=1), 10, 1)
+    with pytest.raises(ValueError, match="non-negative"):
+        rollouts(d.hands, d.skat, "G", 0, -1, 1)
+    with pytest.raises(TypeError):
+        rollouts(d.hands, d.skat, "G", 0, 10, 1.5)
+    with pytest.raises(ValueError, match="unknown rollout policy"):
+        rollouts(d.hands, d.skat, "G", 0, 10, 1, policy="greedy")
+
+
+def test_rollouts_reject_what_the_solver_rejects():
+    """The new-user pass: impossible points at trick 1 and a revoke in the trick in progress."""
+    d = deal(5)
+    with pytest.raises(ValueError, match="declarer_points 100 is impossible"):
+        rollouts(d.hands, d.skat, "G", 0, 100, 1, declarer_points=100)
+    # middlehand plays HA to SA while holding S7: a revoke
+    hands = ("CJ", "S7", "DA D7")
+    with pytest.raises(ValueError, match="could follow suit"):
+        rollouts(hands, "D8 D9", "G", 0, 10, 1, trick=["SA", "HA"], leader=0)
+    with pytest.raises(ValueError, match="could follow suit"):
+        Position.make(hands=hands, skat="D8 D9", game=4, declarer=0, trick=["SA", "HA"], leader=0)
+
+
+def test_position_form_equals_card_form_and_announcements_count():
+    d = deal(9)
+    h0, h1, h2, sk = d.masks()
+    pos = Position((h0, h1, h2), sk, 3, 0)
+    a = rollouts(pos, 3000, 4)
+    b = rollouts(d.hands, d.skat, "C", 0, 3000, 4)
+    assert (a.points == b.points).all() and (a.won == b.won).all()
+    s = rollouts(pos, 3000, 4, contract="CHS")  # schneider announced: 90 needed
+    assert (s.points == a.points).all() and (s.won == (s.points >= 90)).all()
+    assert (a.won == (a.points >= 61)).all()
+    with pytest.raises(ValueError, match="is not game"):
+        rollouts(pos, 10, 1, contract="G")
+    st = position_state(pos)
+    assert st[G.F_PHASE] == G.PH_PLAY and st[G.F_PLAYER] == 0 and st[G.F_NTRICKS] == 0

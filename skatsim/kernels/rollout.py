@@ -1,14 +1,18 @@
-"""Card-play rollouts: play a position out N times with uniformly random legal cards.
+"""Card-play rollouts on the shared state machine: play a position out N times.
 
-The inner loop of sampling-based agents (PIMC, Monte Carlo evaluation). The game is
-held in local variables (three hand masks, the trick, the declarer's tally) instead of
-a state vector, but every rule comes from the shared primitives: ``legal_mask`` and
-``trick_winner_pos`` (:mod:`skatsim.rules`), card points (:data:`skatsim.cards.CARD_POINTS`)
-and ``settle_core`` (:mod:`skatsim.scoring`) for the win test. Tests replay recorded
-rollouts through ``SkatState``.
+The inner loop of sampling-based agents (PIMC, Monte Carlo evaluation). Each rollout
+copies a play-phase state vector (``kernels.game`` fields) into a scratch vector and
+plays it to the end with ``kernels.game.apply_action``: the play rules (next seat,
+trick winner, card points, the early end of null) exist once, in the state machine.
+The win test is ``scoring.settle_core``. Tests replay recorded rollouts through
+``SkatState``.
 
 Rollout ``r`` draws from the SplitMix64 stream ``derive_seed(seed, r)``, so any single
 rollout can be reproduced.
+
+Policies: ``POLICY_RANDOM`` (0, uniformly random legal cards) is built in. The hook for
+jitted policies (``kernels.policies``) is :func:`_act`: a policy id and a parameter
+array reach it already.
 """
 
 from __future__ import annotations
@@ -16,89 +20,56 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bits import nth_bit, popcount, rand_below
-from ..cards import CARD_POINTS, card_points
-from ..rules import NULL, legal_mask, trick_winner_pos
+from ..cards import card_points
 from ..scoring import settle_core
+from . import game as G
 from .simulate import deal_seed_of
 
-__all__ = ["rollout_kernel"]
+__all__ = ["rollout_kernel", "POLICY_RANDOM", "ANY_MATADORS", "NO_BID"]
 
-_PTS = np.array(CARD_POINTS, dtype=np.int64)
-_PTS.setflags(write=False)
+POLICY_RANDOM = 0
+# settle_core arguments that do not affect ``won``: the matador count (only the game value
+# needs it; 1 keeps it valid) and the bid (0: no overbid test, rollouts ignore overbidding)
+ANY_MATADORS = 1
+NO_BID = 0
+_NO_KONTRA = 0
+
+
+@njit(cache=True, inline="always")
+def _act(st, policy: int, params, rng: int):
+    """The action of the player to move under ``policy``: ``(action, rng)``.
+
+    Only ``POLICY_RANDOM`` so far; policies from ``kernels.policies`` plug in here (they
+    take the mover's masked view, ``params`` and the stream)."""
+    return G.random_action(st, rng)
 
 
 @njit(cache=True)
-def rollout_kernel(h0, h1, h2, game, flags, declarer, leader, t0, t1, ncards, decl_points, decl_tricks,
-                   skat, smul, out_points, out_tricks, out_won, actions, record):
-    """Play ``len(out_points)`` random rollouts from a play-phase position.
+def rollout_kernel(st0, policy: int, params, smul, out_points, out_tricks, out_won, actions, record: bool) -> None:
+    """Play ``len(out_points)`` rollouts from the play-phase state vector ``st0``.
 
-    ``h0..h2``: the seats' hands now; ``leader``: seat that led the trick in progress,
-    whose first ``ncards`` (0..2) cards are ``t0, t1``; ``decl_points``/``decl_tricks``:
-    the declarer's trick points and tricks so far; ``skat``: the skat mask, whose points
-    the declarer gets (as in ``result_fields``; irrelevant in null). Writes the declarer's final card points
-    (skat included), tricks, and won (``settle_core`` ignoring any overbid) per rollout;
-    with ``record`` the cards played go to ``actions[r]`` (-1 padded).
+    Writes per rollout the declarer's final card points (the skat in ``st0[F_SKAT]``
+    included, as in ``result_fields``; irrelevant in null), his tricks, and ``won``
+    (``settle_core``, ignoring any overbid); with ``record`` the cards played go to
+    ``actions[r]`` (-1 padded). ``st0`` is not modified.
     """
-    skat_pts = card_points(skat)  # as result_fields: the skat counts for the declarer
-    n = out_points.shape[0]
-    for r in range(n):
+    st = np.empty_like(st0)
+    d = st0[G.F_DECLARER]
+    game = st0[G.F_GAME]
+    flags = st0[G.F_FLAGS]
+    skat_pts = card_points(st0[G.F_SKAT])
+    for r in range(out_points.shape[0]):
+        st[:] = st0
         rng = deal_seed_of(smul, r)
-        a0 = h0
-        a1 = h1
-        a2 = h2
-        c0 = t0
-        c1 = t1
-        nc = ncards
-        lead = leader
-        p = leader + nc
-        if p >= 3:
-            p -= 3
-        dp = decl_points
-        dt = decl_tricks
         k = 0
-        while True:
-            if p == 0:
-                hand = a0
-            elif p == 1:
-                hand = a1
-            else:
-                hand = a2
-            if hand == 0:
-                break
-            legal = legal_mask(hand, c0 if nc > 0 else -1, game)
-            j, rng = rand_below(rng, popcount(legal))
-            c = nth_bit(legal, j)
-            bit = 1 << c
-            if p == 0:
-                a0 ^= bit
-            elif p == 1:
-                a1 ^= bit
-            else:
-                a2 ^= bit
+        while st[G.F_PHASE] == G.PH_PLAY:
+            a, rng = _act(st, policy, params, rng)
             if record:
-                actions[r, k] = c
+                actions[r, k] = a
             k += 1
-            if nc == 0:
-                c0 = c
-                nc = 1
-            elif nc == 1:
-                c1 = c
-                nc = 2
-            else:
-                w = lead + trick_winner_pos(c0, c1, c, game)
-                if w >= 3:
-                    w -= 3
-                if w == declarer:
-                    dp += _PTS[c0] + _PTS[c1] + _PTS[c]
-                    dt += 1
-                    if game == NULL:
-                        break
-                lead = w
-                p = w
-                nc = 0
-                continue
-            p = p + 1 if p < 2 else 0
-        out_points[r] = dp + skat_pts
-        out_tricks[r] = dt
-        out_won[r] = settle_core(game, flags, 1, 0, dp + skat_pts, dt, 0)[0]
+            G._apply_play(st, a)  # apply_action's play branch (the phase is known)
+        pts = st[G.F_POINTS0 + d] + skat_pts
+        tricks = st[G.F_TRICKS0 + d]
+        out_points[r] = pts
+        out_tricks[r] = tricks
+        out_won[r] = settle_core(game, flags, ANY_MATADORS, NO_BID, pts, tricks, _NO_KONTRA)[0]
