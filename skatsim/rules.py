@@ -115,6 +115,8 @@ def trick_winner_pos(c0: int, c1: int, c2: int, game: int) -> int:
 def _card(c: int | str) -> int:
     if isinstance(c, str):
         return parse_card(c)
+    if isinstance(c, bool) or not hasattr(c, "__index__"):
+        raise TypeError(f"a card is a card id 0..31 or a name like 'CJ', got {type(c).__name__} {c!r}")
     c = int(c)
     if not 0 <= c < 32:
         raise ValueError(f"card id {c!r} is not in 0..31")
@@ -137,9 +139,21 @@ def trumps(game: int) -> CardSet:
 
 
 def legal_cards(hand: CardsLike, led: int | str | None, game: int) -> CardSet:
-    """The cards of ``hand`` that may be played when ``led`` was led (``None``: to lead)."""
+    """The cards of ``hand`` that may be played when ``led`` was led (``None``: to lead).
+
+    The led card cannot be in ``hand`` (it is on the table):
+
+    >>> legal_cards("CJ SA S7", "SA", GRAND)
+    Traceback (most recent call last):
+    ...
+    ValueError: the led card SA cannot also be in the hand CJ SA S7
+    """
     led_id = -1 if led is None else _card(led)
-    return CardSet.from_mask(int(legal_mask(to_mask(hand), led_id, _game(game))))
+    mask = to_mask(hand)
+    if led_id >= 0 and mask >> led_id & 1:
+        raise ValueError(f"the led card {CardSet.from_mask(1 << led_id).to_text()} cannot also be in the hand "
+                         f"{CardSet.from_mask(mask).to_text()}")
+    return CardSet.from_mask(int(legal_mask(mask, led_id, _game(game))))
 
 
 def trick_winner(cards: list[int | str], game: int) -> int:

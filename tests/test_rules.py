@@ -216,3 +216,11 @@ def test_wrapper_errors() -> None:
 
 def test_full_deck_constant() -> None:
     assert CardSet.from_mask(ALL_CARDS).points == 120
+
+
+def test_legal_cards_refuses_a_led_card_that_is_in_the_hand() -> None:
+    with pytest.raises(ValueError, match="led card SA cannot also be in the hand"):
+        legal_cards("CJ SA S7", "SA", GRAND)
+    with pytest.raises(TypeError, match="card id"):
+        legal_cards("CJ S7", True, GRAND)
+    assert legal_cards("CJ S7", "SA", GRAND) == CardSet("S7")
