@@ -1,9 +1,12 @@
-"""What one player may know: named fields plus one flat float32 tensor.
+"""What one seat may know: typed fields, a masked state vector and one flat float32 tensor.
 
-``SkatState.observation(player)`` returns an :class:`Observation`. Its ``fields``
-are readable (``CardSet``s, seats, ISS contract tokens); its ``tensor`` is a flat
-``float32`` array of size :data:`OBS_SIZE` laid out as :data:`OBS_LAYOUT`
-(name, size) parts in order, and ``views`` are named slices of that tensor.
+``SkatState.observation(seat)`` returns an :class:`Observation`: readable attributes
+(``CardSet`` s, seats, ISS contract tokens), the seat's masked state vector ``view`` (what
+jitted policies read; :func:`skatsim.kernels.game.mask_view`), and a flat ``float32``
+``tensor`` of size :data:`OBS_SIZE` laid out as :data:`OBS_LAYOUT` (name, size) parts in
+order, with named slices in ``views``. The tensor is written by the compiled encoder
+:func:`skatsim.kernels.observe.observe_into`, which also encodes whole batches of
+simulated deals (:func:`encode_records`), and :func:`decode_tensor` reads it back.
 
 Hidden information never leaks: other hands are absent, the skat is shown only to
 a declarer who picked it up (his discards only to him), an ouvert declarer's cards
@@ -27,19 +30,23 @@ skat            32    the skat as found by a declarer who picked it up (observer
 discard         32    the declarer's discards (observer = declarer)
 ouvert_hand     32    the declarer's remaining cards in an ouvert game
 played          96    cards played so far, 32 per seat
+voids           15    per seat, shown void in plain diamonds, hearts, spades, clubs, trumps
 trick_leader    3     one-hot leader of the trick in progress (play phase)
 trick           96    cards of the trick in progress, 32 per position (leader first)
 points          3     trick card points won per seat, / 120
 tricks_won      3     tricks won per seat, / 10
+legal           130   the legal-action mask (all zero unless the observer is to move)
 ==============  ====  =============================================================
 
 >>> from skatsim import SkatState
 >>> s = SkatState.new_game(seed=1)
 >>> obs = s.observation(0)
 >>> obs.tensor.shape, obs.tensor.dtype, OBS_SIZE
-((429,), dtype('float32'), 429)
->>> int(obs.views["hand"].sum()), obs.fields["phase"], obs.fields["legal_actions"]
+((574,), dtype('float32'), 574)
+>>> int(obs.views["hand"].sum()), obs.phase, obs.legal_actions
 (10, 'bidding', [])
+>>> decode_tensor(obs.tensor)["hand"] == obs.hand
+True
 """
 
 from __future__ import annotations
@@ -49,22 +56,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .actions import BID_BASE, HOLD, PASS, action_to_string
+from .actions import NUM_ACTIONS, action_to_string
 from .cards import CardSet, card_name
-from .contracts import BID_VALUES, HAND, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED
+from .contracts import BID_VALUES, OUVERT, Contract
 from .kernels import game as K
+from .kernels.observe import OBS_LAYOUT, OBS_SIZE, observe_into
+from .kernels.observe import encode_records as _encode_records
+from .options import ISKO, SkatRules
 
 if TYPE_CHECKING:
     from .state import SkatState
 
-__all__ = ["OBS_LAYOUT", "OBS_SIZE", "OBS_OFFSETS", "Observation", "observe"]
-
-OBS_LAYOUT: tuple[tuple[str, int], ...] = (
-    ("seat", 3), ("phase", 7), ("to_move", 3), ("hand", 32), ("bid_level", 64), ("seat_bids", 3),
-    ("passed", 3), ("declarer", 3), ("game", 7), ("flags", 5), ("kontra", 2), ("skat", 32),
-    ("discard", 32), ("ouvert_hand", 32), ("played", 96), ("trick_leader", 3), ("trick", 96),
-    ("points", 3), ("tricks_won", 3),
-)
+__all__ = ["OBS_LAYOUT", "OBS_SIZE", "OBS_OFFSETS", "Observation", "observe", "decode_tensor",
+           "encode_records"]
 
 
 def _offsets() -> dict[str, slice]:
@@ -77,147 +81,242 @@ def _offsets() -> dict[str, slice]:
 
 #: Slice of each named part in the tensor.
 OBS_OFFSETS: dict[str, slice] = _offsets()
-OBS_SIZE: int = sum(size for _, size in OBS_LAYOUT)
-_CARD_BITS = np.arange(32, dtype=np.int64)
+_PHASES = K.PHASE_NAMES
 
 
-def _put_mask(t: np.ndarray, start: int, mask: int) -> None:
-    if mask:
-        t[start:start + 32] = (mask >> _CARD_BITS) & 1
-
-
-@dataclass
+@dataclass(frozen=True)
 class Observation:
-    """One player's view: readable ``fields``, the flat ``tensor`` and its named ``views``."""
+    """One seat's view of the game. Everything here is what the seat may know.
 
-    player: int
-    fields: dict[str, Any]
-    tensor: np.ndarray
+    ``view`` is the masked state vector (read-only ``int64``; fields ``F_*`` of
+    :mod:`skatsim.kernels.game`), ``tensor`` the flat encoding (:data:`OBS_LAYOUT`) and
+    ``views`` its named slices. ``legal_actions`` is empty unless the seat is to move.
+    """
+
+    seat: int
+    phase: str
+    to_move: int | None
+    hand: CardSet
+    legal_actions: list[int]
+    bids: list[tuple[int, str]]
+    bid: int
+    passed: list[int]
+    declarer: int | None
+    contract: str | None
+    game_type: int | None
+    skat_picked_up: bool
+    skat: CardSet | None
+    discard: CardSet | None
+    ouvert_hand: CardSet | None
+    kontra: list[tuple[int, str]]
+    tricks: list[tuple[int, list[int], int]]
+    trick_leader: int | None
+    current_trick: list[int]
+    points: list[int]
+    tricks_won: list[int]
+    voids: tuple[int, int, int]
+    view: np.ndarray = field(repr=False)
+    tensor: np.ndarray = field(repr=False)
     views: dict[str, np.ndarray] = field(repr=False, default_factory=dict)
 
     @property
-    def legal_actions(self) -> list[int]:
-        return self.fields["legal_actions"]
+    def player(self) -> int:
+        """Alias of :attr:`seat` (OpenSpiel's name)."""
+        return self.seat
+
+    @property
+    def legal_mask(self) -> np.ndarray:
+        """Boolean legal-action mask of size ``NUM_ACTIONS`` (130)."""
+        return self.views["legal"] > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The readable fields as a dict (no arrays)."""
+        return {"seat": self.seat, "phase": self.phase, "to_move": self.to_move, "hand": self.hand,
+                "bids": self.bids, "bid": self.bid, "passed": self.passed, "declarer": self.declarer,
+                "contract": self.contract, "game_type": self.game_type, "skat_picked_up": self.skat_picked_up,
+                "skat": self.skat, "discard": self.discard, "ouvert_hand": self.ouvert_hand,
+                "kontra": self.kontra, "tricks": self.tricks, "trick_leader": self.trick_leader,
+                "current_trick": self.current_trick, "points": self.points, "tricks_won": self.tricks_won,
+                "voids": [CardSet.from_mask(v) for v in self.voids], "legal_actions": self.legal_actions}
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """Same as :meth:`to_dict` (kept for code written against the earlier dict API)."""
+        return self.to_dict()
 
     def __str__(self) -> str:
-        f = self.fields
-        parts = [f"seat {self.player}", f"phase {f['phase']}", f"hand {f['hand']}"]
-        if f["bids"]:
-            parts.append("bids " + " ".join(f"{p}:{a}" for p, a in f["bids"]))
-        if f["declarer"] is not None:
-            parts.append(f"declarer {f['declarer']} contract {f['contract'] or '-'} bid {f['bid']}")
-        if f["skat"] is not None:
-            parts.append(f"skat {f['skat']}")
-        if f["ouvert_hand"] is not None:
-            parts.append(f"ouvert {f['ouvert_hand']}")
-        if f["current_trick"]:
-            parts.append("trick " + " ".join(card_name(c) for c in f["current_trick"]))
-        parts.append(f"points {f['points']}")
+        parts = [f"seat {self.seat}", f"phase {self.phase}", f"hand {self.hand}"]
+        if self.bids:
+            parts.append("bids " + " ".join(f"{p}:{a}" for p, a in self.bids))
+        if self.declarer is not None:
+            parts.append(f"declarer {self.declarer} contract {self.contract or '-'} bid {self.bid}")
+        if self.skat is not None:
+            parts.append(f"skat {self.skat}")
+        if self.discard is not None:
+            parts.append(f"discard {self.discard}")
+        if self.ouvert_hand is not None:
+            parts.append(f"ouvert {self.ouvert_hand}")
+        if self.kontra:
+            parts.append("kontra " + " ".join(f"{p}:{a}" for p, a in self.kontra))
+        if self.current_trick:
+            parts.append("trick " + " ".join(card_name(c) for c in self.current_trick))
+        if any(self.voids):
+            parts.append("voids " + " ".join(f"{s}:{CardSet.from_mask(v).to_text() or '-'}"
+                                             for s, v in enumerate(self.voids)))
+        parts.append(f"points {self.points}")
+        if self.legal_actions:
+            shown = [action_to_string(a) for a in self.legal_actions]
+            parts.append("legal " + (" ".join(shown) if len(shown) <= 12 else " ".join(shown[:6]) + f" ... ({len(shown)})"))
         return " | ".join(parts)
 
 
-def observe(state: "SkatState", player: int) -> Observation:
-    """Build ``player``'s observation of ``state`` (see the module table)."""
-    if player not in (0, 1, 2):
-        raise ValueError(f"player must be a seat 0, 1 or 2, got {player!r}")
+def observe(state: "SkatState", seat: int) -> Observation:
+    """Build ``seat``'s observation of ``state`` (see the module table)."""
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or seat not in (0, 1, 2):
+        raise ValueError(f"expected seat 0, 1 or 2, got {seat!r}")
+    seat = int(seat)
     st = state._st
-    t = np.zeros(OBS_SIZE, dtype=np.float32)
-    o = OBS_OFFSETS
+    t = np.empty(OBS_SIZE, dtype=np.float32)
+    observe_into(st, seat, t)
+    view = np.empty(K.N_FIELDS, dtype=np.int64)
+    K.mask_view(st, seat, view)
+    view.setflags(write=False)
+    t.setflags(write=False)
     phase = int(st[K.F_PHASE])
     to_move = int(st[K.F_PLAYER])
-    declarer = int(st[K.F_DECLARER])
-    game = int(st[K.F_GAME])
+    d = int(st[K.F_DECLARER])
+    g = int(st[K.F_GAME])
     flags = int(st[K.F_FLAGS])
     picked = bool(st[K.F_PICKED])
-    hand = int(st[K.F_HAND0 + player])
-
-    t[o["seat"].start + player] = 1
-    t[o["phase"].start + phase] = 1
-    if to_move >= 0:
-        t[o["to_move"].start + to_move] = 1
-    _put_mask(t, o["hand"].start, hand)
-
-    # bidding (public)
-    bids: list[tuple[int, str]] = []
-    seat_bid = [0, 0, 0]
-    passed = [False, False, False]
-    current = 0
-    kontra: list[tuple[int, str]] = []
-    for p, a, ph in state.phase_history():
-        if ph == "bidding":
-            if a == PASS:
-                passed[p] = True
-            elif a != HOLD:
-                current = BID_VALUES[a - BID_BASE]
-            seat_bid[p] = max(seat_bid[p], 0 if a == PASS else current)
-            bids.append((p, action_to_string(a)))
-        elif ph == "kontra":
-            kontra.append((p, action_to_string(a)))
-    bid = int(st[K.F_BID])
-    t[o["bid_level"].start + (BID_VALUES.index(bid) + 1 if bid else 0)] = 1
-    for s in range(3):
-        t[o["seat_bids"].start + s] = seat_bid[s] / 264.0
-        t[o["passed"].start + s] = passed[s]
-    if declarer >= 0:
-        t[o["declarer"].start + declarer] = 1
-    if game >= 0 and phase >= K.PH_KONTRA:
-        t[o["game"].start + game] = 1
-    fl = o["flags"].start
-    t[fl + 0] = bool(flags & HAND) or (declarer >= 0 and phase > K.PH_SKAT and not picked)
-    t[fl + 1] = bool(flags & SCHNEIDER_ANNOUNCED)
-    t[fl + 2] = bool(flags & SCHWARZ_ANNOUNCED)
-    t[fl + 3] = bool(flags & OUVERT)
-    t[fl + 4] = picked
-    kk = int(st[K.F_KONTRA])
-    t[o["kontra"].start] = kk >= 1
-    t[o["kontra"].start + 1] = kk >= 2
-
-    skat_seen = discard = ouvert = None
-    if player == declarer and picked:
-        skat_seen = state.deal.skat
-        _put_mask(t, o["skat"].start, skat_seen.mask)
+    declared = g >= 0 and phase >= K.PH_KONTRA
+    bids = [(p, action_to_string(a)) for p, a in state.bidding_history()]
+    kontra = [(p, action_to_string(a)) for p, a, ph in state.phase_history() if ph == "kontra"]
+    skat = discard = ouvert = None
+    if seat == d and picked:
+        skat = CardSet.from_mask(int(st[K.F_DEALT_SKAT]))
         if phase > K.PH_DISCARD:
             discard = CardSet.from_mask(int(st[K.F_SKAT]))
-            _put_mask(t, o["discard"].start, discard.mask)
-    if declarer >= 0 and flags & OUVERT and phase >= K.PH_KONTRA:
-        ouvert = CardSet.from_mask(int(st[K.F_HAND0 + declarer]))
-        _put_mask(t, o["ouvert_hand"].start, ouvert.mask)
-    for s in range(3):
-        _put_mask(t, o["played"].start + 32 * s, int(st[K.F_PLAYED0 + s]))
-    trick = state.current_trick() if phase == K.PH_PLAY else []
-    if phase == K.PH_PLAY:
-        t[o["trick_leader"].start + int(st[K.F_LEADER])] = 1
-        for i, c in enumerate(trick):
-            t[o["trick"].start + 32 * i + c] = 1
-    pts = state.points()
-    won = state.tricks_won()
-    for s in range(3):
-        t[o["points"].start + s] = pts[s] / 120.0
-        t[o["tricks_won"].start + s] = won[s] / 10.0
+    if d >= 0 and flags & OUVERT and declared:
+        ouvert = CardSet.from_mask(int(st[K.F_HAND0 + d]))
+    contract = None
+    if declared and g < 6:
+        contract = Contract(g, flags).to_text()
+    passed = [s for s in range(3) if int(st[K.F_PASSED]) >> s & 1]
+    return Observation(
+        seat=seat, phase=_PHASES[phase], to_move=None if to_move < 0 else to_move,
+        hand=CardSet.from_mask(int(st[K.F_HAND0 + seat])),
+        legal_actions=state.legal_actions() if to_move == seat else [],
+        bids=bids, bid=int(st[K.F_BID]), passed=passed, declarer=None if d < 0 else d,
+        contract=contract, game_type=g if declared else None, skat_picked_up=picked, skat=skat,
+        discard=discard, ouvert_hand=ouvert, kontra=kontra, tricks=state.tricks(),
+        trick_leader=int(st[K.F_LEADER]) if phase == K.PH_PLAY else None,
+        current_trick=state.current_trick() if phase == K.PH_PLAY else [],
+        points=[int(st[K.F_POINTS0 + s]) for s in range(3)],
+        tricks_won=[int(st[K.F_TRICKS0 + s]) for s in range(3)],
+        voids=(int(st[K.F_VOID0]), int(st[K.F_VOID1]), int(st[K.F_VOID2])),
+        view=view, tensor=t, views={name: t[sl] for name, sl in OBS_OFFSETS.items()})
 
-    contract = state.contract
-    fields: dict[str, Any] = {
-        "seat": player,
-        "phase": K.PHASE_NAMES[phase],
-        "to_move": None if to_move < 0 else to_move,
-        "hand": CardSet.from_mask(hand),
-        "bids": bids,
-        "bid": bid,
-        "passed": [s for s in range(3) if passed[s]],
-        "declarer": None if declarer < 0 else declarer,
-        "contract": contract.to_text() if contract is not None and phase >= K.PH_KONTRA else None,
-        "game_type": game if game >= 0 and phase >= K.PH_KONTRA else None,
-        "skat_picked_up": picked,
-        "skat": skat_seen,
-        "discard": discard,
-        "ouvert_hand": ouvert,
-        "kontra": kontra,
-        "tricks": state.tricks(),
-        "trick_leader": int(st[K.F_LEADER]) if phase == K.PH_PLAY else None,
-        "current_trick": trick,
-        "points": pts,
-        "tricks_won": won,
-        "legal_actions": state.legal_actions() if to_move == player else [],
+
+def _mask_of(part: np.ndarray) -> int:
+    return int(sum(1 << int(i) for i in np.flatnonzero(part > 0)))
+
+
+def decode_tensor(t: np.ndarray) -> dict[str, Any]:
+    """Read an observation tensor back into readable fields (the inverse of the encoder,
+    for the parts that are exactly recoverable; used by the tests to prove the tensor
+    holds everything the fields say).
+
+    Returns ``seat``, ``phase``, ``to_move``, ``hand``, ``bid``, ``seat_bids``, ``passed``,
+    ``declarer``, ``game_type``, ``flags`` (dict), ``kontra`` (0/1/2), ``skat``, ``discard``,
+    ``ouvert_hand``, ``played`` (3 CardSets), ``voids`` (per seat, the effective suits
+    D H S C T shown void), ``trick_leader``, ``current_trick``, ``points``, ``tricks_won``,
+    ``legal_actions``.
+    """
+    t = np.asarray(t)
+    if t.shape != (OBS_SIZE,):
+        raise ValueError(f"an observation tensor has shape ({OBS_SIZE},), got {t.shape}")
+    v = {name: t[sl] for name, sl in OBS_OFFSETS.items()}
+
+    def one(part: np.ndarray) -> int | None:
+        idx = np.flatnonzero(part > 0)
+        return int(idx[0]) if len(idx) else None
+
+    lvl = one(v["bid_level"])
+    trick = []
+    for i in range(3):
+        c = one(v["trick"][32 * i:32 * i + 32])
+        if c is not None:
+            trick.append(c)
+    fl = v["flags"] > 0
+    return {
+        "seat": one(v["seat"]), "phase": _PHASES[one(v["phase"]) or 0], "to_move": one(v["to_move"]),
+        "hand": CardSet.from_mask(_mask_of(v["hand"])),
+        "bid": 0 if not lvl else BID_VALUES[lvl - 1],
+        "seat_bids": [int(round(float(x) * BID_VALUES[-1])) for x in v["seat_bids"]],
+        "passed": [s for s in range(3) if v["passed"][s] > 0],
+        "declarer": one(v["declarer"]), "game_type": one(v["game"]),
+        "flags": {"hand": bool(fl[0]), "schneider_announced": bool(fl[1]), "schwarz_announced": bool(fl[2]),
+                  "ouvert": bool(fl[3]), "skat_picked_up": bool(fl[4])},
+        "kontra": int(v["kontra"][0] > 0) + int(v["kontra"][1] > 0),
+        "skat": CardSet.from_mask(_mask_of(v["skat"])),
+        "discard": CardSet.from_mask(_mask_of(v["discard"])),
+        "ouvert_hand": CardSet.from_mask(_mask_of(v["ouvert_hand"])),
+        "played": [CardSet.from_mask(_mask_of(v["played"][32 * s:32 * s + 32])) for s in range(3)],
+        "voids": [["DHSCT"[k] for k in range(5) if v["voids"][5 * s + k] > 0] for s in range(3)],
+        "trick_leader": one(v["trick_leader"]), "current_trick": trick,
+        "points": [int(round(float(x) * 120)) for x in v["points"]],
+        "tricks_won": [int(round(float(x) * 10)) for x in v["tricks_won"]],
+        "legal_actions": [int(i) for i in np.flatnonzero(v["legal"] > 0)],
     }
-    views = {name: t[sl] for name, sl in o.items()}
-    return Observation(player, fields, t, views)
+
+
+def encode_records(deal_seeds: Any, actions: np.ndarray, seats: Any, steps: Any = -1, *,
+                   rules: SkatRules = ISKO, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Observation tensors of recorded deals, in one compiled parallel call.
+
+    Args:
+        deal_seeds: per row, the deal seed (``simulate`` rows' ``deal_seed``).
+        actions: ``int16``/int array ``(n, k)`` of each deal's actions, -1 padded
+            (``simulate(..., record_actions=True).attrs["actions"]``).
+        seats: the observing seat per row (or one int for all).
+        steps: per row (or one int): observe after this many actions; ``-1`` (default):
+            at the seat's first decision (e.g. its first bidding decision).
+        rules: the rules the deals were played under.
+        out: optional ``float32`` array ``(n, OBS_SIZE)`` to fill.
+
+    Returns ``(tensors, at_step)``: ``at_step[i]`` is the number of actions replayed for
+    row ``i``, ``-1`` where the requested point was never reached.
+
+    >>> from skatsim import simulate
+    >>> df = simulate(100, seed=3, workers=1, record_actions=True)
+    >>> x, at = encode_records(df["deal_seed"], df.attrs["actions"], seats=0)
+    >>> x.shape, bool((at >= 1).all())        # forehand's first decision comes after middlehand's bid
+    ((100, 574), True)
+    """
+    seeds = np.ascontiguousarray(np.asarray(deal_seeds, dtype=np.int64))
+    n = len(seeds)
+    acts = np.asarray(actions)
+    if acts.ndim != 2 or acts.shape[0] != n:
+        raise ValueError(f"actions must be a 2-d array with one row per deal ({n}), got shape {acts.shape}")
+    acts = np.ascontiguousarray(acts, dtype=np.int64)
+    if ((acts >= NUM_ACTIONS) | (acts < -1)).any():
+        raise ValueError(f"actions must be action ids 0..{NUM_ACTIONS - 1} or -1 padding")
+    seat_arr = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (n,)))
+    if ((seat_arr < 0) | (seat_arr > 2)).any():
+        raise ValueError("seats must be 0, 1 or 2")
+    step_arr = np.ascontiguousarray(np.broadcast_to(np.asarray(steps, dtype=np.int64), (n,)))
+    if (step_arr < -1).any() or (step_arr > acts.shape[1]).any():
+        raise ValueError(f"steps must be -1 (first decision) or 0..{acts.shape[1]}")
+    if not isinstance(rules, SkatRules):
+        raise TypeError(f"rules must be a SkatRules, got {type(rules).__name__}")
+    if out is None:
+        out = np.empty((n, OBS_SIZE), dtype=np.float32)
+    elif out.shape != (n, OBS_SIZE) or out.dtype != np.float32:
+        raise ValueError(f"out must be float32 of shape ({n}, {OBS_SIZE})")
+    at = np.empty(n, dtype=np.int64)
+    _encode_records(seeds, acts, step_arr, seat_arr, rules.flags, out, at)
+    bad = np.flatnonzero(at == -2)
+    if bad.size:
+        raise ValueError(f"row {int(bad[0])} (deal_seed {int(seeds[bad[0]])}): its actions are not legal on that "
+                         f"deal under {rules!r}; pass the deal seeds, actions and rules of one simulate() run")
+    return out, at

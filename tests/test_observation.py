@@ -7,13 +7,14 @@ import random
 import numpy as np
 import pytest
 
-from skatsim import SkatState, deal_from_hands
+from skatsim import SkatRules, SkatState, deal_from_hands
 from skatsim.cli import play_random_game
-from skatsim.observation import OBS_LAYOUT, OBS_OFFSETS, OBS_SIZE
+from skatsim.kernels import game as G
+from skatsim.observation import OBS_LAYOUT, OBS_OFFSETS, OBS_SIZE, decode_tensor, encode_records
 
 
 def test_layout_is_contiguous_and_documented() -> None:
-    assert OBS_SIZE == sum(n for _, n in OBS_LAYOUT) == 429
+    assert OBS_SIZE == sum(n for _, n in OBS_LAYOUT) == 574
     pos = 0
     for name, n in OBS_LAYOUT:
         assert OBS_OFFSETS[name] == slice(pos, pos + n)
@@ -97,3 +98,132 @@ def test_bidding_fields() -> None:
     assert o.fields["legal_actions"] == s.legal_actions() and o.fields["to_move"] == 2
     with pytest.raises(ValueError, match="seat 0, 1 or 2"):
         s.observation(3)
+
+
+def _random_prefix(seed: int, rules: SkatRules | None = None) -> SkatState:
+    return play_random_game(seed, rules, max_moves=random.Random(seed).randrange(0, 50))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_tensor_decodes_back_to_the_fields(seed: int) -> None:
+    """The tensor holds everything the readable fields say (OpenSpiel's string-from-tensor idea)."""
+    rules = SkatRules(ramsch=seed % 3 == 0, kontra=seed % 2 == 0)
+    s = _random_prefix(seed, rules)
+    for p in range(3):
+        o = s.observation(p)
+        d = decode_tensor(o.tensor)
+        assert d["seat"] == p and d["phase"] == o.phase and d["to_move"] == o.to_move
+        assert d["hand"] == o.hand and d["bid"] == o.bid and d["passed"] == o.passed
+        assert d["declarer"] == o.declarer and d["game_type"] == o.game_type
+        assert d["skat"] == (o.skat or 0) and d["discard"] == (o.discard or 0)
+        assert d["ouvert_hand"] == (o.ouvert_hand or 0)
+        assert d["played"] == [s.played_mask(q) for q in range(3)]
+        assert d["current_trick"] == o.current_trick and d["trick_leader"] == o.trick_leader
+        assert d["points"] == o.points and d["tricks_won"] == o.tricks_won
+        assert d["legal_actions"] == o.legal_actions == (s.legal_actions() if s.current_player() == p else [])
+        assert list(np.flatnonzero(o.legal_mask)) == o.legal_actions
+        assert d["kontra"] == sum(1 for _, a in o.kontra if a in ("kontra", "re"))
+        # seat bids: the highest value each seat named or held, from the public history
+        held = [0, 0, 0]
+        cur = 0
+        for q, a in o.bids:
+            if a.isdigit():
+                cur = int(a)
+            if a != "pass":
+                held[q] = max(held[q], cur)
+        assert d["seat_bids"] == held
+
+
+def _voids_by_replay(s: SkatState) -> list[int]:
+    """Independent: the follow masks of every led suit a seat did not follow."""
+    from skatsim.rules import follow_mask
+
+    voids = [0, 0, 0]
+    moves = [(p, a) for p, a, ph in s.phase_history() if ph == "play"]
+    for i in range(0, len(moves), 3):
+        trick = moves[i:i + 3]
+        fm = int(follow_mask(trick[0][1], s.game_type))
+        for p, c in trick[1:]:
+            if not fm >> c & 1:
+                voids[p] |= fm
+    return voids
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_voids_in_the_state_vector_match_the_history(seed: int) -> None:
+    s = play_random_game(1000 + seed, max_moves=random.Random(seed).randrange(20, 60))
+    o = s.observation(0)
+    assert list(o.voids) == _voids_by_replay(s)
+    names = "DHSCT"
+    for q in range(3):  # the tensor's effective-suit voids agree
+        d = decode_tensor(o.tensor)["voids"][q]
+        assert bool(d) == bool(o.voids[q]), (q, d, o.voids[q])
+        assert all(k in names for k in d)
+
+
+def test_batch_encoder_equals_the_state_observation() -> None:
+    """encode_records over simulate() records == SkatState.observation at the same point."""
+    from skatsim import simulate
+
+    rules = SkatRules(ramsch=True, kontra=True)
+    df = simulate(300, seed=21, rules=rules, workers=1, record_actions=True)
+    acts = df.attrs["actions"]
+    r = random.Random(5)
+    seats = np.array([r.randrange(3) for _ in range(len(df))])
+    steps = np.array([r.randrange(0, int(n) + 1) if i % 4 else -1 for i, n in enumerate(df["n_actions"])])
+    x, at = encode_records(df["deal_seed"], acts, seats, steps, rules=rules)
+    for i in range(len(df)):
+        s = SkatState.new_game(seed=int(df["deal_seed"].iloc[i]), rules=rules)
+        k = 0
+        while (steps[i] >= 0 and k < steps[i]) or (steps[i] < 0 and s.current_player() != seats[i]
+                                                     and not s.is_terminal()):
+            s.apply_action(int(acts[i, k]))
+            k += 1
+        if steps[i] < 0 and s.is_terminal():
+            assert at[i] == -1
+            continue
+        assert at[i] == k
+        np.testing.assert_array_equal(x[i], s.observation(int(seats[i])).tensor)
+
+
+def test_batch_encoder_refuses_records_of_another_run() -> None:
+    from skatsim import simulate
+
+    df = simulate(5, seed=1, workers=1, record_actions=True)
+    with pytest.raises(ValueError, match="not legal on that deal"):
+        encode_records(df["deal_seed"] + 1, df.attrs["actions"], seats=0, steps=40)
+    with pytest.raises(ValueError, match="seats must be"):
+        encode_records(df["deal_seed"], df.attrs["actions"], seats=3)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_view_hides_exactly_the_hidden_cards(seed: int) -> None:
+    rules = SkatRules(ramsch=seed % 4 == 0, kontra=seed % 2 == 0)
+    s = _random_prefix(2000 + seed, rules)
+    for p in range(3):
+        v = s.observation(p).view
+        assert not v.flags.writeable
+        d = s.declarer
+        ouvert_open = s.contract is not None and s.contract.ouvert and s.phase in ("kontra", "play", "done")
+        for q in range(3):
+            shown = q == p or (q == d and ouvert_open)
+            assert v[G.F_HAND0 + q] == (s.hand_mask(q) if shown else 0)
+            assert v[G.F_DEALT0 + q] == (s._st[G.F_DEALT0 + q] if q == p else 0)
+        sees_skat = p == d and s.skat_picked_up
+        assert v[G.F_SKAT] == (s.skat_mask() if sees_skat else 0)
+        assert v[G.F_DEALT_SKAT] == (s.deal.skat.mask if sees_skat else 0)
+        hidden = {G.F_HAND0, G.F_HAND1, G.F_HAND2, G.F_DEALT0, G.F_DEALT1, G.F_DEALT2, G.F_SKAT, G.F_DEALT_SKAT}
+        for f in range(G.N_FIELDS):
+            if f not in hidden:
+                assert v[f] == s._st[f], f
+
+
+def test_golden_playthrough(data_dir) -> None:
+    """Every step's observation string and tensor hash of four seeded games (layout frozen)."""
+    import playthrough
+
+    want = (data_dir / "playthrough.txt").read_text().splitlines()
+    got = playthrough.lines()
+    for i, (a, b) in enumerate(zip(want, got)):
+        assert a == b, f"line {i + 1} of tests/data/playthrough.txt differs:\n want {a}\n got  {b}"
+    assert len(want) == len(got)
