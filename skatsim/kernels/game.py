@@ -24,7 +24,7 @@ from numba import njit
 from ..actions import BID_BASE, DECLARE_BASE, HOLD, KONTRA, PASS, PICKUP, RE
 from ..bits import nth_bit, popcount, rand_below
 from ..cards import CARD_POINTS, card_points
-from ..contracts import BID_ARRAY, DECLARATION_ARRAY, OUVERT
+from ..contracts import BID_ARRAY, DECLARABLE_BITS, DECLARATION_ARRAY, OUVERT
 from ..options import OPT_KONTRA, OPT_RAMSCH
 from ..rules import FOLLOW, NULL, RAMSCH, legal_mask, trick_winner_pos
 from ..scoring import matadors_of, settle_core, sf_points
@@ -84,26 +84,15 @@ def init_state(st, h0: int, h1: int, h2: int, skat: int, options: int) -> None:
 
 
 @njit(cache=True, inline='always')
-def declaration_bits(picked: int, bid: int) -> int:
-    """29-bit set of legal declarations (see ``contracts.DECLARATIONS``).
+def declaration_bits(picked: int, bid_index: int) -> int:
+    """29-bit set of legal declarations (see ``contracts.DECLARATIONS``) at bid
+    ``BID_VALUES[bid_index]``: one lookup in ``contracts.DECLARABLE_BITS``.
 
     After a pickup: the 5 suit/grand games, null (23) and null ouvert (46); in a hand
     game: 20 suit/grand hand variants, null hand (35), null ouvert hand (59). A null
     game worth less than the bid is not declarable (ISKO.md §16).
     """
-    if picked:
-        bits = 0x1F
-        if bid <= 23:
-            bits |= 1 << 5
-        if bid <= 46:
-            bits |= 1 << 6
-    else:
-        bits = 0xFFFFF << 7
-        if bid <= 35:
-            bits |= 1 << 27
-        if bid <= 59:
-            bits |= 1 << 28
-    return bits
+    return DECLARABLE_BITS[picked, bid_index]
 
 
 @njit(cache=True, inline='always')
@@ -128,7 +117,7 @@ def legal_set(st):
     if ph == PH_SKAT:
         return PICKUP, 3, 0
     if ph == PH_DECLARE:
-        return DECLARE_BASE, declaration_bits(st[F_PICKED], st[F_BID]), 0
+        return DECLARE_BASE, declaration_bits(st[F_PICKED], st[F_BID_IDX]), 0
     if ph == PH_KONTRA:
         if st[F_KSTAGE] == 2:
             return PASS, 1, 1 << (RE - PASS - 32)
