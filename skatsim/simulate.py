@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 import numba
 import numpy as np
 
+from ._random import to_seed
 from .bits import derive_seed
 from .contracts import DECLARATIONS
-from .deal import SEED_MASK
 from .kernels import policies as KP
 from .kernels import simulate as KS
 from .options import ISKO, SkatRules
@@ -207,13 +207,12 @@ def _frame(rows: np.ndarray, actions: np.ndarray | None, rules: SkatRules, seed:
 
 
 def _check_seed(seed: int | np.random.Generator | None) -> int:
-    if seed is None:
-        seed = np.random.default_rng()
-    if isinstance(seed, np.random.Generator):
-        return int(seed.integers(0, SEED_MASK, dtype=np.int64))
-    if isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int, a numpy Generator or None, got {type(seed).__name__}")
-    return int(seed)
+    """The run seed (the convention of :mod:`skatsim._random`); an int64, so that distinct
+    seeds give distinct runs (the kernels use it modulo 2**64)."""
+    seed = to_seed(seed)
+    if not -(1 << 63) <= seed < (1 << 63):
+        raise ValueError(f"a run seed must fit in 64 bits (-2**63 <= seed < 2**63), got {seed}")
+    return seed
 
 
 def _policy_label(specs: tuple[PolicySpec, ...]) -> str:

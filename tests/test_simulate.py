@@ -172,3 +172,92 @@ def test_100_million_deals_in_flat_memory():
     tracemalloc.stop()
     assert s.n == 100_000_000
     assert peak < 400 * 2**20, f"peak traced memory {peak / 2**20:.0f} MiB"
+
+
+def test_parquet_file_is_complete_or_absent(tmp_path, df):
+    """An interrupted run never leaves a valid-looking partial file; an existing file stays
+    untouched until the new one is complete; n_deals=0 writes a valid empty file."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from skatsim.simulate import read_parquet, simulate_to_parquet
+
+    path = tmp_path / "big.parquet"
+    old = tmp_path / "old.parquet"
+    simulate_to_parquet(old, 1000, seed=1, workers=1)
+    before = old.read_bytes()
+    script = (f"from skatsim.simulate import simulate_to_parquet\n"
+              f"simulate_to_parquet({str(path)!r}, 200_000_000, seed=3, workers=1, chunk_size=100_000, progress=False)\n"
+              f"simulate_to_parquet({str(old)!r}, 200_000_000, seed=3, workers=1, chunk_size=100_000, progress=False)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not any(p.name.endswith(".partial") for p in tmp_path.iterdir()):
+            time.sleep(0.05)
+        time.sleep(0.5)  # a few chunks written
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not path.exists()
+    assert old.read_bytes() == before
+    for p in tmp_path.iterdir():  # a leftover temporary file is not a result file
+        if p.name.endswith(".partial"):
+            with pytest.raises(Exception):
+                read_parquet(p)
+    # SIGINT (Ctrl-C) in-process cleans up its temporary file
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not any(p.name.endswith(".partial") and str(os.getpid()) not in p.name
+                                                 for p in tmp_path.iterdir()):
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not path.exists()
+    assert not any(p.name.endswith(f".{proc.pid}.partial") for p in tmp_path.iterdir())
+    zero = tmp_path / "zero.parquet"
+    simulate_to_parquet(zero, 0, seed=1)
+    assert len(read_parquet(zero)) == 0 and list(read_parquet(zero).columns) == COLUMNS
+
+
+def test_read_parquet_refuses_incomplete_files(tmp_path):
+    import pyarrow.parquet as pq
+
+    from skatsim.simulate import read_parquet, simulate_to_parquet
+
+    path = tmp_path / "d.parquet"
+    summary = simulate_to_parquet(path, 5000, seed=2, chunk_size=2000, workers=1)
+    back = read_parquet(path)
+    assert summary.n == len(back) == 5000 and back.attrs["n_deals"] == 5000 and back.attrs["seed"] == 2
+    t = pq.read_table(path)
+    pq.write_table(t.slice(0, 4000), tmp_path / "cut.parquet")  # keeps the metadata, loses rows
+    with pytest.raises(ValueError, match="incomplete"):
+        read_parquet(tmp_path / "cut.parquet")
+    pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "other.parquet")
+    with pytest.raises(ValueError, match="not a skatsim result"):
+        read_parquet(tmp_path / "other.parquet")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        simulate_to_parquet(tmp_path / "nope" / "x.parquet", 10, seed=1)
+
+
+def test_seeds_do_not_alias():
+    a = simulate(200, seed=5, workers=1)
+    b = simulate(200, seed=-5, workers=1)
+    assert not (a["deal_seed"] == b["deal_seed"]).any()
+    with pytest.raises(ValueError, match="64 bits"):
+        simulate(10, seed=2**64 + 1)
+    with pytest.raises(TypeError):
+        simulate(10, seed="7")
+    with pytest.raises(ValueError, match="start must be"):
+        simulate(10, seed=1, start=2**63)
+    with pytest.raises(ValueError, match="n_deals"):
+        iter_simulate(-1)  # checked at the call, not at the first next()
