@@ -72,10 +72,11 @@ __all__ = ["PARAM_NAMES", "DEFAULT_PARAMS", "PARAM_DOCS", "rule_based_policy", "
 # ----------------------------------------------------------------------------- parameters
 _PARAMS = (
     ("bid_threshold", 0.60, "minimum winning chance of a game to bid up to its value"),
-    ("scale", 0.80, "logistic scale: strength points per unit of log-odds"),
-    ("suit_T", 7.30, "strength a known 10-card suit hand needs for a 50% chance"),
-    ("grand_offset", 1.10, "extra strength a grand needs over a suit game"),
-    ("pickup_gain", 0.80, "strength the skat pickup and the discard are worth (bidding, skat)"),
+    ("scale", 0.80, "logistic scale of a known hand: strength points per unit of log-odds"),
+    ("suit_T", 8.60, "strength a known 10-card suit hand (hand game, after the discard) needs for 50%"),
+    ("grand_offset", 0.50, "extra strength a grand needs over a suit game"),
+    ("pickup_gain", 2.30, "strength the skat pickup and the discard are worth (bidding, skat)"),
+    ("pickup_scale", 1.28, "logistic scale before the pickup (the skat is unknown)"),
     ("hand_min_p", 0.80, "minimum chance of a hand game (bid, skat decision)"),
     ("max_bid", 264.0, "never bid or hold above this value (18: an 18-only bidder)"),
     ("random_cards", 0.0, "1: play cards uniformly at random (the weakened card-play variant)"),
@@ -99,7 +100,7 @@ PARAM_NAMES: tuple[str, ...] = tuple(p[0] for p in _PARAMS)
 DEFAULT_PARAMS: tuple[float, ...] = tuple(float(p[1]) for p in _PARAMS)
 PARAM_DOCS: dict[str, str] = {p[0]: p[2] for p in _PARAMS}
 
-(P_THR, P_SCALE, P_T, P_GRAND, P_GAIN, P_HANDP, P_MAXBID, P_RANDOM, P_NONULL, P_NOGRAND,
+(P_THR, P_SCALE, P_T, P_GRAND, P_GAIN, P_PSCALE, P_HANDP, P_MAXBID, P_RANDOM, P_NONULL, P_NOGRAND,
  P_NOHAND, P_FH, P_GFH, P_TLEN, P_VOID, P_SKATPTS, P_SCHN, P_OUVERT, P_KONTRA, P_RE,
  P_NULLPICK, P_NULLHAND, P_RANDBID) = range(len(_PARAMS))
 
@@ -241,7 +242,7 @@ _SV_SUIT, _SV_GRAND, _VOIDISH, _TV_SUIT, _TOPRUN, _NULL_BAD, _JV_SUIT, _JV_GRAND
 _JRUN = _ro(np.array([1 if (j == 0 or (j >> 3) & 1 and all(((j >> k) & 1) <= ((j >> (k + 1)) & 1)
                                                            for k in range(3))) else 0
                       for j in range(16)], dtype=np.int64))
-_NULL_P_PICK = _ro(np.array((1.0, 0.88, 0.66, 0.28, 0.08, 0.02, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0), dtype=np.float64))
+_NULL_P_PICK = _ro(np.array((1.0, 0.95, 0.88, 0.6, 0.35, 0.15, 0.05, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0), dtype=np.float64))
 _NULL_P_HAND = _ro(np.array((1.0, 0.35, 0.12, 0.03, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0), dtype=np.float64))
 
 
@@ -312,13 +313,16 @@ def _logistic(x):
 
 
 @njit(cache=True)
-def game_chance(h, g, seat, params, extra):
-    """Winning chance of hand ``h`` in game ``g`` (0..4) with ``extra`` strength points
-    (pickup gain, pushed skat points, minus nothing for hand games)."""
+def game_chance(h, g, seat, params, extra, pickup):
+    """Winning chance of ten cards ``h`` in game ``g`` (0..4) with ``extra`` strength
+    points (pushed skat points). ``pickup``: before the pickup (bidding, skat decision),
+    with ``pickup_gain`` and the wider ``pickup_scale``; else the cards are the final ones."""
     if g == GRAND:
         s = grand_strength(h, seat, params)
     else:
         s = suit_strength(h, g, seat, params)
+    if pickup:
+        return _logistic((s + extra + params[P_GAIN] - params[P_T]) / params[P_PSCALE])
     return _logistic((s + extra - params[P_T]) / params[P_SCALE])
 
 
@@ -333,16 +337,22 @@ def expected_score(p, value, bid, base):
     return p * (value + 50.0) - (1.0 - p) * (2.0 * value + 50.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _null_chance(bad, hand, ouvert, params):
-    """Chance of a null game from the unsafe-card count of the final (hand: dealt) cards."""
-    if hand:
-        p = params[P_NULLHAND] * _NULL_P_HAND[min(bad, 12)]
-    else:
-        p = params[P_NULLPICK] * _NULL_P_PICK[min(bad, 12)]
+    """Chance of a null game from the unsafe-card count ``bad`` of ten known cards
+    (a hand game, or the cards kept after the discard); ``hand`` picks the factor."""
+    p = (params[P_NULLHAND] if hand else params[P_NULLPICK]) * _NULL_P_HAND[min(bad, 12)]
     if ouvert:
         p = p * 0.85 if bad == 0 else p * 0.4
     return p
+
+
+@njit(cache=True, inline='always')
+def _null_pick_chance(bad, ouvert, params):
+    """Chance of a pickup null bid on ten dealt cards with ``bad`` unsafe cards (two of
+    them can go into the skat, the skat may bring new ones)."""
+    p = params[P_NULLPICK] * _NULL_P_PICK[min(bad + (1 if ouvert else 0), 12)]
+    return p * 0.85 if ouvert else p
 
 
 @njit(cache=True)
@@ -357,7 +367,9 @@ def bid_limit(h, seat, params):
     """
     thr = params[P_THR]
     hthr = max(thr, params[P_HANDP])
-    gain = params[P_GAIN]
+    # p >= thr  <=>  strength >= T + scale * logit(thr): no exp() per contract
+    need_pick = params[P_T] - params[P_GAIN] + params[P_PSCALE] * math.log(thr / (1.0 - thr))
+    need_hand = params[P_T] + params[P_SCALE] * math.log(hthr / (1.0 - hthr))
     nohand = params[P_NOHAND] != 0.0
     best = 0
     for g in range(5):
@@ -367,20 +379,20 @@ def bid_limit(h, seat, params):
             s = grand_strength(h, seat, params)
         else:
             s = suit_strength(h, g, seat, params)
+        if s < need_pick and (nohand or s < need_hand):
+            continue
         m = matadors_of(h, g)
         if m < 0:
             m = -m
-        x = (s - params[P_T]) / params[P_SCALE]
-        if _logistic(x + gain / params[P_SCALE]) >= thr:
+        if s >= need_pick:
             best = max(best, _BASE[g] * (m + 1))
-        if not nohand and _logistic(x) >= hthr:
+        if not nohand and s >= need_hand:
             best = max(best, _BASE[g] * (m + 2))
     if params[P_NONULL] == 0.0:
         bad = null_bad(h)
-        # a pickup null can discard two bad cards (the skat may bring new ones)
-        if _null_chance(bad, False, False, params) >= thr:
+        if _null_pick_chance(bad, False, params) >= thr:
             best = max(best, 23)
-        if _null_chance(max(bad - 2, 0) + (1 if bad > 0 else 0), False, True, params) >= thr:
+        if _null_pick_chance(bad, True, params) >= thr:
             best = max(best, 46)
         if not nohand:
             if _null_chance(bad, True, False, params) >= hthr:
@@ -830,7 +842,7 @@ def bid_decision(view, me, params):
 
 
 @njit(cache=True)
-def _best_plain(h, seat, params, bid, hand, matcards, extra):
+def _best_plain(h, seat, params, bid, hand, matcards):
     """Best suit/grand game of ``h`` at ``bid``: ``(game, expected score, chance)``;
     hand games count one more level. ``matcards``: the cards that fix the matadors."""
     best_g = -1
@@ -839,7 +851,7 @@ def _best_plain(h, seat, params, bid, hand, matcards, extra):
     for g in range(5):
         if g == GRAND and params[P_NOGRAND] != 0.0:
             continue
-        p = game_chance(h, g, seat, params, extra)
+        p = game_chance(h, g, seat, params, 0.0, hand == 0)
         m = matadors_of(matcards, g)
         if m < 0:
             m = -m
@@ -860,11 +872,11 @@ def skat_decision(view, me, params):
     if params[P_NOHAND] != 0.0:
         return PICKUP
     bid = view[G.F_BID]
-    _, ev_pick, _ = _best_plain(h, me, params, bid, 0, h, params[P_GAIN])
-    g_h, ev_hand, p_hand = _best_plain(h, me, params, bid, 1, h, 0.0)
+    _, ev_pick, _ = _best_plain(h, me, params, bid, 0, h)
+    g_h, ev_hand, p_hand = _best_plain(h, me, params, bid, 1, h)
     if params[P_NONULL] == 0.0:
         bad = null_bad(h)
-        p_np = _null_chance(bad, False, False, params)
+        p_np = _null_pick_chance(bad, False, params)
         if bid <= 23:
             ev_pick = max(ev_pick, expected_score(p_np, 23, bid, 23))
         p_nh = _null_chance(bad, True, False, params)
@@ -959,7 +971,7 @@ def _plan_after_pickup(view, me, params, k):
         else:
             p = game_chance(hh, g, me, params, params[P_SKATPTS] * (
                 11 * popcount(skat & 0x4040_4040) + 10 * popcount(skat & 0x2020_2020)
-                + 4 * popcount(skat & 0x1010_1010) + 3 * popcount(skat & 0x0808_0808)))
+                + 4 * popcount(skat & 0x1010_1010) + 3 * popcount(skat & 0x0808_0808)), False)
             m = matadors_of(all12, g)
             if m < 0:
                 m = -m
@@ -1029,7 +1041,7 @@ def declare_decision(view, me, params):
         for g in range(5):
             if g == GRAND and params[P_NOGRAND] != 0.0:
                 continue
-            p = game_chance(h, g, me, params, params[P_SKATPTS] * spts)
+            p = game_chance(h, g, me, params, params[P_SKATPTS] * spts, False)
             m = matadors_of(all12, g)
             if m < 0:
                 m = -m
@@ -1108,8 +1120,7 @@ def kontra_decision(view, me, params):
     if me == d:
         if g == NULL:
             return PASS
-        extra = 0.0 if view[G.F_PICKED] == 0 else params[P_GAIN] * 0.5
-        if game_chance(h, g, me, params, extra) >= params[P_RE]:
+        if game_chance(h, g, me, params, 0.0, False) >= params[P_RE]:
             return RE
         return PASS
     if g == NULL:
