@@ -128,11 +128,12 @@ class TournamentConfig:
 
     @property
     def labels(self) -> tuple[str, ...]:
-        """Agent labels: the spec text, ``#2`` appended to a repeated one."""
+        """Agent labels: the spec text, ``#2``, ``#3`` appended to repeats."""
         out: list[str] = []
-        for s in self.agents:
-            t = s.to_text()
-            out.append(t if t not in out else f"{t}#2")
+        texts = [s.to_text() for s in self.agents]
+        for i, t in enumerate(texts):
+            k = texts[:i].count(t)
+            out.append(t if k == 0 else f"{t}#{k + 1}")
         return tuple(out)
 
     @property
@@ -250,9 +251,13 @@ def _frame(rows: list[dict[str, Any]] | "pd.DataFrame") -> "pd.DataFrame":
         df = pd.DataFrame({c: [] for c in GAME_COLUMNS})
     df = df[list(GAME_COLUMNS)].copy()
     df["contract"] = pd.Categorical(df["contract"].astype(str), categories=list(CONTRACT_CATEGORIES))
-    ints = {"deal_id": np.int64, "deal_index": np.int64, "deal_seed": np.int64}
-    for c, t in ints.items():
-        df[c] = df[c].astype(t)
+    from skatsim.simulate import RESULT_DTYPE  # the batch engine's column types: one schema
+
+    df["deal_id"] = df["deal_id"].astype(np.int64)
+    for c in RESULT_DTYPE.names:
+        df[c] = df[c].astype(RESULT_DTYPE[c])
+    for c in ("arrangement", "agent_0", "agent_1", "agent_2", "auction", "error"):
+        df[c] = df[c].astype(object)
     for c in ("time_0", "time_1", "time_2"):
         df[c] = df[c].astype(np.float64)
     return df
@@ -329,10 +334,20 @@ def iter_chunks(cfg: TournamentConfig, *, workers: int = 1, chunk_size: int | No
         for b in bounds:
             yield b, play_chunk(cfg, *b)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
         futures = {pool.submit(_python_chunk_frame, cfg, *b): b for b in bounds}
         for f in as_completed(futures):
             yield futures[f], f.result()
+
+
+def _mp_context() -> Any:
+    """``fork`` where the OS has it: workers start at once, with the parent's compiled code
+    and without re-importing ``__main__`` (a script needs no ``if __name__ == "__main__"``
+    guard). The workers run the serial policies only (no numba parallel region), so
+    forking a parent that used the threaded batch engine is safe. ``spawn`` elsewhere."""
+    import multiprocessing as mp
+
+    return get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
 
 
 def _max_threads() -> int:

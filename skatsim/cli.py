@@ -1,137 +1,428 @@
-"""Command line: ``skatsim demo``, ``skatsim play``, ``skatsim solve`` (also ``python -m skatsim``).
+"""Command line of skatsim (also python -m skatsim).
 
-``skatsim play --seed 7`` plays one game with uniformly random legal actions
-through the state API and prints it; ``skatsim demo`` is the main job of the
-README (a batch simulation summary, then one printed game); ``skatsim solve
---seed 2 --contract CH`` prints the open-hand solution of a deal.
+Commands:
+  play        play and print one game (agents by name; default: three random players)
+  demo        batch simulation summary of random deals, then one printed game
+  solve       open-hand solution of a dealt hand game, judged against the announced goal
+  tournament  duplicate tournament of 2 or 3 agents with a summary and 95% intervals
+  agents      the registered agents and their parameters
+
+Run 'skatsim COMMAND --help' for a command's options.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
+import json
 import sys
 import time
+from typing import Any, Callable, TextIO
 
+from ._random import to_seed
+from .actions import PASS, action_to_string
+from .bits import rand_below, seat_stream
+from .cards import CardSet, card_name
+from .deal import SEED_MASK
 from .options import SkatRules
-from .state import SkatState
+from .state import SEAT_NAMES, SkatState
 
-__all__ = ["main", "play_random_game"]
+__all__ = ["main", "play_random_game", "build_parser"]
 
 
 def play_random_game(seed: int, rules: SkatRules | None = None, max_moves: int | None = None) -> SkatState:
-    """Deal from ``seed`` and play every phase with uniformly random legal actions
-    (``random.Random(seed)``), to the end or for at most ``max_moves`` actions.
+    """Deal from ``seed`` and play every phase with uniformly random legal actions, to the
+    end or for at most ``max_moves`` actions.
+
+    Seat ``s`` draws from ``bits.seat_stream(deal_seed, s)`` exactly as the batch engine's
+    random policy and ``agents.RandomAgent`` do, so this is the same game as
+    ``agents.play_game(["random"] * 3, seed=seed)`` (kept here, on the state API only, for
+    code that needs a random position without the agents package).
 
     >>> s = play_random_game(7)
     >>> s.is_terminal(), len(s.history()) > 30
     (True, True)
     >>> len(play_random_game(7, max_moves=5).history())
     5
+    >>> play_random_game(-5).history() != play_random_game(5).history()
+    True
     """
-    rng = random.Random(seed)
-    state = SkatState.new_game(seed=seed, rules=rules or SkatRules())
+    ds = to_seed(seed) & SEED_MASK
+    state = SkatState.new_game(seed=ds, rules=rules or SkatRules())
+    streams = [seat_stream(ds, s) for s in range(3)]
     n = 0
     while not state.is_terminal() and (max_moves is None or n < max_moves):
-        state.apply_action(rng.choice(state.legal_actions()))
+        p = state.current_player()
+        legal = state.legal_actions()
+        k, streams[p] = rand_below(streams[p], len(legal))
+        state.apply_action(legal[k])
         n += 1
     return state
+
+
+# ----------------------------------------------------------------------------- printing
+
+
+def game_text(state: SkatState, seed: int | None = None, labels: list[str] | None = None) -> str:
+    """A finished (or running) game as text: the dealt hands and the dealt skat, the bidding,
+    the declarer's skat choice and discard, Kontra/Re, every trick and the result."""
+    lines = []
+    head = f"deal seed {seed}" if seed is not None else "deal"
+    if labels:
+        head += "; agents: " + ", ".join(f"{s} {lab}" for s, lab in enumerate(labels))
+    lines.append(head)
+    lines.append("dealt hands:")
+    for s in range(3):
+        tag = " (declarer)" if state.declarer == s else ""
+        lines.append(f"  {s} {SEAT_NAMES[s]:<10} {state.deal.hands[s]}{tag}")
+    lines.append(f"  dealt skat   {state.deal.skat}")
+    bids = [f"{p}:{action_to_string(a)}" for p, a in state.bidding_history()]
+    if bids:
+        lines.append(f"bidding: {' '.join(bids)}")
+    d = state.declarer
+    if d is not None and state.phase not in ("bidding",):
+        c = state.contract
+        what = f"{c.to_text()} ({c.describe()})" if c else "-"
+        lines.append(f"declarer: seat {d}, bid {state.bid}, contract {what}")
+        if state.skat_picked_up:
+            if state.phase == "discard":
+                lines.append("skat: picked up (discarding)")
+            else:
+                lines.append(f"skat: picked up, discarded {CardSet.from_mask(state.skat_mask())}")
+        elif state.phase != "skat":
+            lines.append("skat: played hand (skat not picked up)")
+        said = [f"{p}:{action_to_string(a)}" for p, a, ph in state.phase_history() if ph == "kontra" and a != PASS]
+        if said:
+            lines.append("kontra/re: " + " ".join(said))
+    elif state.game_type == 6:
+        lines.append("ramsch (everybody passed)")
+    for i, (leader, cards, winner) in enumerate(state.tricks()):
+        shown = " ".join(f"{card_name(c):>3}" for c in cards)
+        lines.append(f"  trick {i + 1:>2}: lead {leader}  {shown}  -> seat {winner}")
+    if state.game_type is not None:
+        lines.append(f"card points (tricks): {state.points()}, tricks: {state.tricks_won()}")
+    if state.is_terminal():
+        lines.append("result: " + state.result.summary())
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- argument types
+
+
+def _int(lo: int | None = None, hi: int | None = None, what: str = "an int") -> Callable[[str], int]:
+    def conv(text: str) -> int:
+        try:
+            v = int(text.replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} expected, got {text!r}") from None
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            rng = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+            raise argparse.ArgumentTypeError(f"{what} {rng} expected, got {v}")
+        return v
+
+    conv.__name__ = what  # argparse names the type in its messages
+    return conv
+
+
+def _max_threads() -> int:
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def _threads(text: str) -> int:
+    return _int(1, _max_threads(), "a thread count")(text)
+
+
+def _contract(text: str) -> Any:
+    from .contracts import Contract
+
+    try:
+        return Contract.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _threshold(text: str) -> int | str:
+    if text in ("schwarz", "null"):
+        return text
+    return _int(0, 120, "card points")(text)
+
+
+def _agent_spec(text: str) -> Any:
+    from agents import AgentSpec
+
+    try:
+        return AgentSpec.parse(text)
+    except (ValueError, TypeError) as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _agent_list(text: str) -> list[Any]:
+    """``random`` or ``rule_based,random,random``; a spec's own parameters may follow it,
+    comma-separated: ``rule_based:max_bid=18,x=1,random,random``."""
+    from agents import list_agents
+
+    names = set(list_agents())
+    pieces: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if pieces and "=" in part and ":" not in part and part.split("=")[0] not in names:
+            pieces[-1] += "," + part
+        else:
+            pieces.append(part)
+    if len(pieces) not in (1, 3):
+        raise argparse.ArgumentTypeError(f"give one agent (for every seat) or three (forehand, middlehand, "
+                                         f"rearhand), got {len(pieces)}: {text!r}")
+    specs = [_agent_spec(p) for p in pieces]
+    return specs * 3 if len(specs) == 1 else specs
+
+
+# ----------------------------------------------------------------------------- commands
 
 
 def _rules(args: argparse.Namespace) -> SkatRules:
     return SkatRules(ramsch=args.ramsch, kontra=args.kontra)
 
 
-def _cmd_play(args: argparse.Namespace) -> int:
-    state = play_random_game(args.seed, _rules(args))
-    print(f"deal seed {args.seed}")
-    print(state)
+def _cmd_play(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from agents import play_game
+
+    specs = args.agents
+    state = play_game([s.make() for s in specs], seed=args.seed, rules=_rules(args))
+    text_out = sys.stderr if args.json else (out or sys.stdout)
+    print(game_text(state, args.seed, [s.to_text() for s in specs]), file=text_out)
     if args.json:
-        print(state.to_json(indent=None))
+        print(state.to_json(indent=None), file=sys.stdout)
     return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    try:
-        from .simulate import simulate, summarize  # type: ignore[attr-defined]
-    except ImportError:  # the batch engine is not installed in this build
-        simulate = None
-    if simulate is not None:
-        t0 = time.perf_counter()
-        simulate(1000, seed=0, rules=_rules(args))  # compile outside the timing
-        t1 = time.perf_counter()
-        df = simulate(args.deals, seed=args.seed, rules=_rules(args), workers=args.workers)
-        dt = time.perf_counter() - t1
-        print(f"simulated {args.deals:,} random deals in {dt:.2f} s "
-              f"({args.deals / dt:,.0f} deals/s; first call incl. compilation {t1 - t0:.1f} s)")
+    from .simulate import simulate, summarize
+
+    out = sys.stderr if args.json else sys.stdout
+    t0 = time.perf_counter()
+    simulate(1000, seed=0, rules=_rules(args), workers=1)  # compile (or load the cache) outside the timing
+    t1 = time.perf_counter()
+    df = simulate(args.deals, seed=args.seed, rules=_rules(args), workers=args.workers)
+    dt = max(time.perf_counter() - t1, 1e-9)
+    print(f"simulated {args.deals:,} random deals in {dt:.2f} s "
+          f"({args.deals / dt:,.0f} deals/s; first call incl. compilation {t1 - t0:.1f} s)", file=out)
+    if args.deals:
         summary = summarize(df)
         table = summary.table()
         top = table.drop(index="all").sort_values("count", ascending=False).head(10)
-        print("most frequent contracts (ISS tokens; random bidders overbid almost always):")
-        print(table.loc[list(top.index) + ["all"]].round(4).to_string())
-        print("Seeger-Fabian points per seat (mean, standard error):")
-        print(summary.seeger_fabian().round(2).to_string())
-        print()
-    _cmd_play(args)
-    return 0
+        print("most frequent contracts (ISS tokens; random bidders overbid almost always):", file=out)
+        print(table.loc[list(top.index) + ["all"]].round(4).to_string(), file=out)
+        print("Seeger-Fabian points per seat (mean, standard error):", file=out)
+        print(summary.seeger_fabian().round(2).to_string(), file=out)
+    print(file=out)
+    return _cmd_play(args, out)
 
 
-#: bidding that makes ``seat`` the declarer at 18 (middlehand bids first, rearhand next)
-_BIDS_FOR = {0: ("pass", "pass", "18"), 1: ("18", "pass", "pass"), 2: ("pass", "18", "pass")}
+def _solution_points(sol: Any) -> int | None:
+    if hasattr(sol, "declarer_points"):
+        return sol.declarer_points
+    return None if sol.target is not None else sol.value
+
+
+def _goal_text(target: int | str) -> str:
+    if target == "schwarz":
+        return "every trick"
+    if target == "null":
+        return "no trick"
+    return f"{target} card points"
+
+
+def _declare(seed: int, declarer: int, contract_text: str) -> SkatState:
+    """A new deal with ``declarer`` winning the bidding at 18 and declaring ``contract_text``."""
+    bids = {0: ("pass", "pass", "18"), 1: ("18", "pass", "pass"), 2: ("pass", "18", "pass")}[declarer]
+    state = SkatState.new_game(seed=seed)
+    for a in bids + ("hand", contract_text):
+        state.apply_action(state.string_to_action(a))
+    return state
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
     from .contracts import HAND, Contract
-    from .solver import solve
+    from .solver import solve, target_for
 
-    contract = Contract.parse(args.contract)
-    contract = Contract(contract.game, contract.flags | HAND)  # the skat stays untouched
-    state = SkatState.new_game(seed=args.seed)
-    for a in _BIDS_FOR[args.declarer] + ("hand", contract.to_text()):
-        state.apply_action(state.string_to_action(a))
+    contract = Contract(args.contract.game, args.contract.flags | HAND)  # the skat stays untouched
+    state = _declare(args.seed, args.declarer, contract.to_text())
+    goal = target_for(contract)
+    if (goal == "null") != (args.threshold in (None, "null")) and args.threshold is not None:
+        raise ValueError(f"--threshold {args.threshold} does not fit {contract.to_text()}: a null game's only goal "
+                         "is 'null' (no trick), a suit or grand game's is card points or 'schwarz'")
     print(f"deal seed {args.seed}: seat {args.declarer} declares {contract.to_text()} ({contract.describe()})")
     print(state.deal)
     t0 = time.perf_counter()
-    sol = solve(state, mode=args.mode, threshold=args.threshold, move_values=True)
+    if args.mode == "exact":
+        sol = solve(state, mode="exact", move_values=True)
+        judged = solve(state, mode="threshold", threshold=goal)
+        wins, target = judged.declarer_wins, goal
+    else:
+        target = goal if args.threshold is None else args.threshold
+        sol = solve(state, mode="threshold", threshold=target, move_values=True)
+        wins = sol.declarer_wins
     dt = time.perf_counter() - t0
     print(sol)
-    verdict = "wins" if sol.declarer_wins else "loses"
-    print(f"with best play by everybody the declarer {verdict} the card play ({dt * 1000:.1f} ms incl. compile on first use)")
+    pts = _solution_points(sol)
+    got = f" ({pts} card points)" if pts is not None else ""
+    verdict = "wins" if wins else "loses"
+    if target == goal:
+        print(f"goal of {contract.to_text()}: {_goal_text(goal)}. With best play by everybody the declarer "
+              f"{verdict} the card play{got} ({dt * 1000:.1f} ms incl. compile on first use)")
+    else:
+        reach = "reaches" if wins else "does not reach"
+        print(f"with best play by everybody the declarer {reach} {_goal_text(target)} (the goal of "
+              f"{contract.to_text()} is {_goal_text(goal)}) ({dt * 1000:.1f} ms incl. compile on first use)")
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="skatsim", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from agents.tournament import run_tournament
 
-    def common(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--seed", type=int, default=1, help="deal / policy seed (default 1)")
+    if len(args.agents) not in (2, 3):
+        raise ValueError(f"a tournament seats 2 or 3 agents, got {len(args.agents)}")
+    r = run_tournament(args.agents, args.deals, args.seed, rules=_rules(args), workers=args.workers,
+                       progress=not args.no_progress, engine=args.engine)
+    print(r)
+    el = r.games.attrs.get("elapsed_s")
+    if el:
+        print(f"({len(r.games):,} games in {el:.1f} s)")
+    if args.out:
+        path = str(args.out)
+        games = r.games.copy()
+        if path.endswith(".csv"):
+            games.to_csv(path, index=False)
+        else:
+            games.attrs = {k: v for k, v in games.attrs.items()}
+            games.to_parquet(path, index=False)
+        print(f"games written to {path}")
+    return 0
+
+
+def _cmd_agents(args: argparse.Namespace) -> int:
+    from agents import list_agents
+
+    reg = list_agents()
+    if args.json:
+        print(json.dumps(reg, indent=2))
+        return 0
+    for name, info in reg.items():
+        engine = f"  [batch engine: {info['engine']}]" if info["engine"] else "  [Python only]"
+        print(f"{name}: {info['doc']}{engine}")
+        if not info["params"]:
+            print("    (no parameters)")
+        for k, v in info["params"].items():
+            doc = info["params_doc"].get(k, "")
+            print(f"    {k} = {v!r}" + (f"  {doc}" if doc else ""))
+    print("spec syntax: NAME or NAME:key=value,key=value (e.g. in skatsim tournament and --agents)")
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+
+
+def _version() -> str:
+    from . import __version__
+    from .options import RULES_VERSION
+
+    return f"skatsim {__version__} (rules {RULES_VERSION})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="skatsim", description="Skat (ISkO) simulator and AI research toolkit.",
+        epilog="Run 'skatsim COMMAND --help' for a command's options.")
+    p.add_argument("--version", action="version", version=_version(), help="print the version and exit")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", title="commands")
+
+    def common(sp: argparse.ArgumentParser, seed_help: str = "deal seed, any int (default 1)") -> None:
+        sp.add_argument("--seed", type=_int(what="an int seed"), default=1, help=seed_help)
         sp.add_argument("--ramsch", action="store_true", help="play Ramsch when everybody passes")
         sp.add_argument("--kontra", action="store_true", help="allow Kontra/Re")
 
-    sp = sub.add_parser("play", help="play and print one random game")
-    common(sp)
-    sp.add_argument("--json", action="store_true", help="also print the game record as JSON")
-    sp.set_defaults(func=_cmd_play)
+    def agents_opt(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--agents", type=_agent_list, default="random", metavar="SPEC[,SPEC,SPEC]",
+                        help="one agent for every seat or three (forehand, middlehand, rearhand), e.g. "
+                             "rule_based,random,random (default random); see skatsim agents")
 
-    sp = sub.add_parser("demo", help="batch simulation summary plus one printed random game")
+    sp = sub.add_parser("play", help="play and print one game", description="Play one game with agents and print it.")
     common(sp)
-    sp.add_argument("--deals", type=int, default=1_000_000, help="deals to simulate (default 1,000,000)")
-    sp.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
-    sp.add_argument("--json", action="store_true", help="also print the game record as JSON")
-    sp.set_defaults(func=_cmd_demo)
+    agents_opt(sp)
+    sp.add_argument("--json", action="store_true",
+                    help="write the game record as JSON to stdout (the printout goes to stderr)")
+    sp.set_defaults(func=_cmd_play, parser=sp)
 
-    sp = sub.add_parser("solve", help="open-hand (double-dummy) solution of a dealt game")
-    sp.add_argument("--seed", type=int, default=1, help="deal seed (default 1)")
+    sp = sub.add_parser("demo", help="batch simulation summary plus one printed random game",
+                        description="Simulate random deals in the batch engine, summarise them, print one game.")
+    common(sp)
+    agents_opt(sp)
+    sp.add_argument("--deals", type=_int(0, None, "a deal count"), default=1_000_000,
+                    help="deals to simulate (default 1,000,000)")
+    sp.add_argument("--workers", type=_threads, default=None, help="threads (default: all cores)")
+    sp.add_argument("--json", action="store_true",
+                    help="write the printed game's record as JSON to stdout (the text goes to stderr)")
+    sp.set_defaults(func=_cmd_demo, parser=sp)
+
+    sp = sub.add_parser("solve", help="open-hand (double-dummy) solution of a dealt game",
+                        description="Solve a dealt deal open-handed: the declarer plays the contract hand "
+                                    "(the skat untouched) and is judged against its announced goal "
+                                    "(61 card points; 90 with schneider announced; every trick with schwarz "
+                                    "announced or ouvert; no trick in null).")
+    sp.add_argument("--seed", type=_int(what="an int seed"), default=1, help="deal seed, any int (default 1)")
     sp.add_argument("--declarer", type=int, choices=(0, 1, 2), default=0, help="declarer seat (default 0)")
-    sp.add_argument("--contract", default="G", help="ISS token, played hand: C S H D G N, CO, NO ... (default G)")
-    sp.add_argument("--mode", choices=("exact", "threshold"), default="exact")
-    sp.add_argument("--threshold", type=lambda v: v if v == "schwarz" else int(v), default=61,
-                    help="card points to reach in threshold mode (61, 90, 120) or 'schwarz'")
-    sp.set_defaults(func=_cmd_solve)
+    sp.add_argument("--contract", type=_contract, default="G",
+                    help="ISS token, played hand: C S H D G N, CS (schneider announced), CZ (schwarz), "
+                         "CO, GO, NO ... (default G)")
+    sp.add_argument("--mode", choices=("exact", "threshold"), default="exact",
+                    help="exact: the declarer's card points under best play, judged against the goal; "
+                         "threshold: only whether the declarer reaches --threshold (default exact)")
+    sp.add_argument("--threshold", type=_threshold, default=None,
+                    help="with --mode threshold: card points to reach (0..120), 'schwarz' or 'null' "
+                         "(default: the contract's goal)")
+    sp.set_defaults(func=_cmd_solve, parser=sp)
 
+    sp = sub.add_parser("tournament", help="duplicate tournament of 2 or 3 agents",
+                        description="Every deal is played under every seat arrangement (6 per deal) with "
+                                    "common random numbers; prints per-agent figures with 95% intervals "
+                                    "computed on the boards and the head-to-head difference.")
+    sp.add_argument("agents", nargs="+", type=_agent_spec, metavar="AGENT",
+                    help="2 or 3 agent specs: NAME or NAME:key=value,... (see skatsim agents)")
+    sp.add_argument("--deals", type=_int(1, None, "a deal count"), default=1000, help="boards (deals), default 1000")
+    sp.add_argument("--seed", type=_int(what="an int seed"), default=0, help="master seed, any int (default 0)")
+    sp.add_argument("--workers", type=_int(1, None, "a worker count"), default=1,
+                    help="processes for Python agents, threads for the batch engine (default 1)")
+    sp.add_argument("--engine", choices=("auto", "batch", "python"), default="auto",
+                    help="auto: the batch engine when every agent has a batch policy (default auto)")
+    sp.add_argument("--ramsch", action="store_true", help="play Ramsch when everybody passes")
+    sp.add_argument("--kontra", action="store_true", help="allow Kontra/Re")
+    sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sp.add_argument("--out", metavar="FILE", default=None,
+                    help="also write the games table (.parquet, or .csv)")
+    sp.set_defaults(func=_cmd_tournament, parser=sp)
+
+    sp = sub.add_parser("agents", help="list the registered agents and their parameters",
+                        description="List the registered agents with their parameters and defaults.")
+    sp.add_argument("--json", action="store_true", help="as JSON")
+    sp.set_defaults(func=_cmd_agents, parser=sp)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = build_parser()
     args = p.parse_args(argv)
-    return int(args.func(args))
+    if args.cmd is None:
+        p.print_help()
+        return 0
+    if args.cmd == "solve" and args.threshold is not None and args.mode != "threshold":
+        args.parser.error("--threshold needs --mode threshold (exact mode judges the declarer against "
+                          "the contract's goal)")
+    try:
+        return int(args.func(args))
+    except (ValueError, TypeError) as e:
+        args.parser.error(str(e))
+    return 2  # pragma: no cover  (parser.error exits)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,17 +1,66 @@
-"""The command line: play, demo (the README's main job) and solve."""
+"""The command line: play, demo, solve, tournament, agents; usage errors, never tracebacks."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
-from skatsim.cli import main, play_random_game
+from skatsim.cli import build_parser, main, play_random_game
+
+
+def _err(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
 
 
 def test_play_prints_a_full_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--seed", "4"]) == 0
     out = capsys.readouterr().out
-    assert "deal seed 4" in out and "bidding:" in out and "result:" in out
+    assert "deal seed 4; agents: 0 random, 1 random, 2 random" in out and "bidding:" in out and "result:" in out
     assert play_random_game(4).to_record() == play_random_game(4).to_record()
+
+
+def test_play_shows_the_dealt_skat_and_the_discard_separately(capsys: pytest.CaptureFixture[str]) -> None:
+    for seed in range(1, 40):  # C2
+        s = play_random_game(seed)
+        if not s.skat_picked_up:
+            continue
+        assert main(["play", "--seed", str(seed)]) == 0
+        out = capsys.readouterr().out
+        assert f"  dealt skat   {s.deal.skat}" in out
+        discard = s.to_record()["discard"]
+        assert "skat: picked up, discarded " in out
+        line = next(x for x in out.splitlines() if x.startswith("skat: picked up"))
+        from skatsim.cards import CardSet
+
+        assert line == f"skat: picked up, discarded {CardSet(discard)}"
+        return
+    pytest.fail("no pickup")
+
+
+def test_play_with_agents_and_pure_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--seed", "7", "--agents", "rule_based,random,random", "--json"]) == 0  # C5
+    cap = capsys.readouterr()
+    rec = json.loads(cap.out)
+    assert rec["seed"] == 7 and "agents: 0 rule_based, 1 random, 2 random" in cap.err
+    from agents import play_game
+
+    assert len(rec["moves"]) == len(play_game(["rule_based", "random", "random"], seed=7).history())
+
+
+def test_negative_seeds_are_distinct(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["play", "--seed", "5"])  # C6
+    a = capsys.readouterr().out
+    main(["play", "--seed", "-5"])
+    b = capsys.readouterr().out
+    assert a.split("\n", 1)[1] != b.split("\n", 1)[1]
 
 
 def test_demo_prints_a_summary_and_a_game(capsys: pytest.CaptureFixture[str]) -> None:
@@ -22,15 +71,80 @@ def test_demo_prints_a_summary_and_a_game(capsys: pytest.CaptureFixture[str]) ->
     assert "deal seed 3" in out and "result:" in out
 
 
-def test_solve_prints_the_solution(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("contract, wins", [("C", True), ("CS", False), ("GZ", False), ("CO", False),
+                                            ("GO", False)])
+def test_solve_judges_the_declarer_against_the_announced_goal(contract: str, wins: bool,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "--seed", "2", "--contract", contract]) == 0  # C1
+    out = capsys.readouterr().out
+    assert ("declarer wins" if wins else "declarer loses") in out
+    goal = {"C": "61 card points", "CS": "90 card points", "GZ": "every trick", "CO": "every trick",
+            "GO": "every trick"}[contract]
+    assert f": {goal}." in out
+
+
+def test_solve_exact_and_threshold_modes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "--seed", "2", "--contract", "C"]) == 0
     out = capsys.readouterr().out
-    assert "seat 0 declares CH (clubs hand)" in out
-    assert "clubs exact: value 78" in out and "declarer wins" in out
+    assert "seat 0 declares CH (clubs hand)" in out and "(78 card points)" in out
     assert main(["solve", "--seed", "2", "--contract", "C", "--mode", "threshold", "--threshold", "90"]) == 0
-    assert "value 0" in capsys.readouterr().out
+    assert "declarer does not reach 90 card points (the goal of CH is 61 card points)" in capsys.readouterr().out
+    assert main(["solve", "--seed", "2", "--contract", "CS", "--mode", "threshold"]) == 0
+    assert "goal of CHS: 90 card points. With best play by everybody the declarer loses" in capsys.readouterr().out
 
 
-def test_bad_contract_is_reported() -> None:
-    with pytest.raises(ValueError, match="malformed contract"):
-        main(["solve", "--contract", "X"])
+@pytest.mark.parametrize("argv, msg", [
+    (["solve", "--contract", "X"], "skatsim solve: error: argument --contract: malformed contract 'X'"),
+    (["solve", "--mode", "threshold", "--threshold", "200"], "skatsim solve: error: argument --threshold: card points in 0..120"),
+    (["solve", "--threshold", "90"], "skatsim solve: error: --threshold needs --mode threshold"),
+    (["solve", "--contract", "N", "--mode", "threshold", "--threshold", "61"], "skatsim solve: error:"),
+    (["demo", "--deals", "-5"], "skatsim demo: error: argument --deals: a deal count >= 0 expected, got -5"),
+    (["demo", "--workers", "0"], "skatsim demo: error: argument --workers: a thread count in 1.."),
+    (["demo", "--workers", "100"], "skatsim demo: error: argument --workers: a thread count in 1.."),
+    (["play", "--seed", "x"], "skatsim play: error: argument --seed: an int seed expected, got 'x'"),
+    (["play", "--agents", "rule_based,random"], "skatsim play: error: argument --agents: give one agent"),
+    (["play", "--agents", "nobody"], "skatsim play: error: argument --agents: unknown agent 'nobody'"),
+    (["tournament", "random"], "skatsim tournament: error: a tournament seats 2 or 3 agents, got 1"),
+    (["tournament", "random", "random:x=1"], "skatsim tournament: error: argument AGENT: agent 'random' has no parameter 'x'"),
+    (["tournament", "random", "random", "--deals", "0"], "skatsim tournament: error: argument --deals"),
+])
+def test_bad_arguments_are_one_line_usage_errors(argv: list[str], msg: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _err(argv, capsys).startswith(msg)  # C3, C4
+
+
+def test_version_and_no_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:  # C7
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("skatsim 0.")
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "commands:" in out and "tournament" in out and "skatsim COMMAND --help" in out
+
+
+def test_help_has_no_rst_markup_and_every_option_is_documented() -> None:
+    p = build_parser()  # C8
+    subs = next(a for a in p._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, sp in [("skatsim", p)] + list(subs.choices.items()):
+        text = sp.format_help()
+        assert "``" not in text and ":func:" not in text, name
+        for a in sp._actions:
+            if a.__class__.__name__ != "_SubParsersAction":
+                assert a.help, f"{name}: option {a.option_strings or a.dest} has no help"
+
+
+def test_tournament_and_agents_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "rule_based", "random", "--deals", "30", "--seed", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "duplicate tournament: 30 boards x 6 arrangements = 180 games, seed 1" in out
+    assert "head to head rule_based - random:" in out and "SF/list (36)" in out
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    assert "random: uniformly random legal actions" in out and "rule_based:" in out and "max_bid = " in out
+    assert main(["agents", "--json"]) == 0
+    assert "rule_based" in json.loads(capsys.readouterr().out)
+
+
+def test_the_installed_entry_point_runs() -> None:
+    r = subprocess.run([sys.executable, "-m", "skatsim", "solve", "--contract", "Q"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith("skatsim solve: error:")
+    assert "Traceback" not in r.stderr

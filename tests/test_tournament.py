@@ -1,0 +1,213 @@
+"""Duplicate tournaments: arrangements, engines, workers, the row schema and the CI formulas."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from agents import AgentSpec
+from agents.tournament import (GAME_COLUMNS, Z95, TournamentConfig, TournamentResult, agent_summary,
+                               arrangements, auction_text, head_to_head, play_chunk, run_tournament)
+from skatsim import SkatRules
+from skatsim.actions import action_to_string
+from skatsim.bits import derive_seed
+from skatsim.cli import play_random_game
+from skatsim.table import RESULT_COLUMNS
+
+TIME = ["time_0", "time_1", "time_2"]
+
+
+def test_arrangements_seat_every_agent_equally() -> None:
+    for n, per_seat in ((2, 3), (3, 2)):
+        arr = arrangements(n)
+        assert len(set(arr)) == 6
+        for k in range(n):
+            assert [sum(a[s] == k for a in arr) for s in range(3)] == [per_seat] * 3
+    assert all(len(set(a)) == 2 for a in arrangements(2))
+    with pytest.raises(ValueError, match="2 or 3 agents"):
+        arrangements(4)
+
+
+def test_rows_schema_and_duplicate_deals() -> None:
+    r = run_tournament(["random", "random"], 5, seed=3, progress=False)
+    g = r.games
+    assert tuple(g.columns) == GAME_COLUMNS and set(RESULT_COLUMNS) <= set(g.columns)
+    assert len(g) == 30 and list(g["deal_id"]) == [i for i in range(5) for _ in range(6)]
+    assert list(g["arrangement"][:6]) == ["AAB", "ABA", "BAA", "ABB", "BAB", "BBA"]
+    assert list(g.loc[3, ["agent_0", "agent_1", "agent_2"]]) == ["random", "random#2", "random#2"]
+    assert (g["deal_seed"] == [derive_seed(3, i) for i in g["deal_id"]]).all()
+    assert g[TIME].isna().all().all() and (g["error"] == "").all()
+    assert g.attrs["seed"] == 3 and g.attrs["rules_version"] == SkatRules().version
+    assert g.attrs["engine"] == "batch" and "numba" in g.attrs["versions"]
+    assert g.attrs["agents"] == [{"name": "random", "params": {}}] * 2
+    # every arrangement of a board is the same deal: same cards, same seat streams -> same game
+    # for identical agents
+    assert (g.groupby("deal_id")["list_score"].nunique() == 1).all()
+    s0 = play_random_game(int(g["deal_seed"][0]))
+    assert g["auction"][0] == " ".join(f"{p}:{action_to_string(a)}" for p, a in s0.bidding_history())
+    assert g["n_actions"][0] == len(s0.history())
+
+
+def test_batch_and_python_engines_give_the_same_table() -> None:
+    agents = ["rule_based", "random"]
+    a = run_tournament(agents, 4, seed=9, progress=False, engine="batch").games
+    b = run_tournament(agents, 4, seed=9, progress=False, engine="python").games
+    assert b[TIME].notna().all().all() and (b[TIME] >= 0).all().all()
+    pd.testing.assert_frame_equal(a.drop(columns=TIME), b.drop(columns=TIME))
+
+
+def test_same_table_for_one_and_two_workers() -> None:
+    kw = dict(seed=4, progress=False, engine="python", chunk_size=2, rules=SkatRules(ramsch=True, kontra=True))
+    a = run_tournament(["random", "rule_based", "rule_based:max_bid=18"], 3, workers=1, **kw).games
+    b = run_tournament(["random", "rule_based", "rule_based:max_bid=18"], 3, workers=2, **kw).games
+    assert len(a) == 18 and sorted(set(a["arrangement"])) == ["ABC", "ACB", "BAC", "BCA", "CAB", "CBA"]
+    pd.testing.assert_frame_equal(a.drop(columns=TIME), b.drop(columns=TIME))
+    c = run_tournament(["random", "rule_based", "rule_based:max_bid=18"], 3, engine="batch", workers=2,
+                       **{k: v for k, v in kw.items() if k != "engine"}).games
+    pd.testing.assert_frame_equal(a.drop(columns=TIME), c.drop(columns=TIME))
+
+
+def test_chunks_are_independent_units_of_work() -> None:
+    cfg = TournamentConfig((AgentSpec("random"), AgentSpec("rule_based")), 6, 2, SkatRules(), "python")
+    whole = play_chunk(cfg, 0, 6)
+    parts = pd.concat([play_chunk(cfg, 0, 2), play_chunk(cfg, 2, 6)], ignore_index=True)
+    pd.testing.assert_frame_equal(whole.drop(columns=TIME), parts.drop(columns=TIME))
+    assert TournamentConfig.from_dict(cfg.to_dict()) == cfg
+
+
+def test_auction_text_matches_the_state_over_random_games() -> None:
+    for seed in range(300):
+        s = play_random_game(seed, SkatRules(ramsch=seed % 2 == 0))
+        want = " ".join(f"{p}:{action_to_string(a)}" for p, a in s.bidding_history())
+        assert auction_text(s.history()) == want
+
+
+def test_an_agent_against_itself_has_a_head_to_head_interval_containing_zero() -> None:
+    r = run_tournament(["random", "random"], 30, seed=1, progress=False)
+    h = r.head_to_head().iloc[0]
+    assert h["a"] == "random" and h["b"] == "random#2" and h["boards"] == 30
+    assert h["sf_diff_per_game"] == 0.0 and h["sf_diff_per_game_ci"] == 0.0
+    r3 = run_tournament(["random", "random", "random"], 20, seed=2, progress=False, engine="python")
+    h3 = r3.head_to_head()
+    assert list(zip(h3["a"], h3["b"])) == [("random", "random#2"), ("random", "random#3"), ("random#2", "random#3")]
+    lo = h3["sf_diff_per_game"] - h3["sf_diff_per_game_ci"]
+    hi = h3["sf_diff_per_game"] + h3["sf_diff_per_game_ci"]
+    assert ((lo <= 0) & (0 <= hi)).all()
+    text = str(r3)
+    assert "head to head random - random#2" in text and "SF/game" in text and "declarer win rate" in text
+
+
+def _synthetic(n_boards: int, rng: np.random.Generator) -> pd.DataFrame:
+    """A games table with random outcomes (not a real tournament) for the CI formulas."""
+    rows = []
+    for b in range(n_boards):
+        for arr in arrangements(2):
+            decl = int(rng.integers(-1, 3))
+            won = bool(rng.integers(0, 2)) and decl >= 0
+            row = {"deal_id": b, "arrangement": "".join("AB"[k] for k in arr), "declarer": decl, "won": won}
+            for s in range(3):
+                row[f"agent_{s}"] = "AB"[arr[s]]
+                row[f"sf_{s}"] = int(rng.integers(-100, 100))
+                row[f"score_{s}"] = int(rng.integers(-50, 50))
+                row[f"time_{s}"] = float("nan")
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_confidence_intervals_against_a_hand_computation() -> None:
+    df = _synthetic(7, np.random.default_rng(0))
+    s = agent_summary(df, ["A", "B"])
+    h = head_to_head(df, ["A", "B"]).iloc[0]
+    # by hand: per board and agent, the mean over its 9 seat-games
+    per: dict[str, list[float]] = {"A": [], "B": []}
+    decl: dict[str, list[tuple[int, int]]] = {"A": [], "B": []}
+    for b in range(7):
+        g = df[df["deal_id"] == b]
+        for ag in "AB":
+            vals, d, w = [], 0, 0
+            for _, row in g.iterrows():
+                for seat in range(3):
+                    if row[f"agent_{seat}"] == ag:
+                        vals.append(row[f"sf_{seat}"])
+                        if row["declarer"] == seat:
+                            d += 1
+                            w += int(row["won"])
+            assert len(vals) == 9
+            per[ag].append(sum(vals) / 9)
+            decl[ag].append((d, w))
+
+    def mean_ci(x: list[float]) -> tuple[float, float]:
+        m = sum(x) / len(x)
+        var = sum((v - m) ** 2 for v in x) / (len(x) - 1)
+        return m, 1.959963984540054 * math.sqrt(var / len(x))
+
+    for ag in "AB":
+        m, ci = mean_ci(per[ag])
+        assert s.loc[ag, "sf_per_game"] == pytest.approx(m) and s.loc[ag, "sf_per_game_ci"] == pytest.approx(ci)
+        assert s.loc[ag, "sf_per_list"] == pytest.approx(36 * m)
+        assert s.loc[ag, "games"] == 63 and s.loc[ag, "boards"] == 7
+        dm, dci = mean_ci([d / 9 for d, _ in decl[ag]])
+        assert s.loc[ag, "declarer_rate"] == pytest.approx(dm)
+        assert s.loc[ag, "declarer_rate_ci"] == pytest.approx(dci)
+        d = np.array([x for x, _ in decl[ag]], float)
+        w = np.array([y for _, y in decl[ag]], float)
+        ratio = w.sum() / d.sum()
+        se = math.sqrt(sum((wi - ratio * di) ** 2 for wi, di in zip(w, d)) / (7 * 6)) / d.mean()
+        assert s.loc[ag, "declarer_win_rate"] == pytest.approx(ratio)
+        assert s.loc[ag, "declarer_win_rate_ci"] == pytest.approx(Z95 * se)
+    dm, dci = mean_ci([a - b for a, b in zip(per["A"], per["B"])])
+    assert h["sf_diff_per_game"] == pytest.approx(dm) and h["sf_diff_per_game_ci"] == pytest.approx(dci)
+    assert h["sf_diff_per_list_ci"] == pytest.approx(36 * dci)
+
+
+def test_a_tiny_worked_example() -> None:
+    # 2 boards; agent A's per-board means 10 and 20 -> mean 15, sd 7.0711, CI 1.96*7.0711/sqrt 2 = 9.80
+    rows = []
+    for b, v in ((0, 10), (1, 20)):
+        for arr in arrangements(2):
+            row = {"deal_id": b, "arrangement": "".join("AB"[k] for k in arr), "declarer": -1, "won": False}
+            for s in range(3):
+                row[f"agent_{s}"] = "AB"[arr[s]]
+                row[f"sf_{s}"] = v if arr[s] == 0 else 0
+                row[f"score_{s}"] = 0
+                row[f"time_{s}"] = np.nan
+            rows.append(row)
+    s = agent_summary(pd.DataFrame(rows), ["A", "B"])
+    assert s.loc["A", "sf_per_game"] == 15.0
+    assert s.loc["A", "sf_per_game_ci"] == pytest.approx(Z95 * math.sqrt(50) / math.sqrt(2))
+    assert math.isnan(s.loc["A", "declarer_win_rate"])  # nobody declared
+
+
+def test_result_round_trip_and_validation() -> None:
+    r = run_tournament(["random", "rule_based"], 3, seed=5, progress=True)
+    again = TournamentResult.from_games(r.games)
+    pd.testing.assert_frame_equal(again.summary(), r.summary())
+    assert list(r.summary().index) == ["random", "rule_based"]
+    for bad, msg in [((["random"], 3), "2 or 3 agents"), ((["random", "random"], 0), "n_deals")]:
+        with pytest.raises(ValueError, match=msg):
+            run_tournament(*bad, progress=False)
+    with pytest.raises(ValueError, match="engine must be"):
+        run_tournament(["random", "random"], 2, engine="gpu", progress=False)
+
+
+def test_a_python_only_agent_runs_on_the_python_engine() -> None:
+    from agents import register
+    from agents.base import _REGISTRY
+
+    class First:
+        name = "first"
+
+        def act(self, obs) -> int:  # noqa: ANN001
+            return obs.legal_actions[0]
+
+    register("test_first", First, defaults={})
+    try:
+        r = run_tournament(["test_first", "random"], 2, seed=1, progress=False)
+        assert r.games.attrs["engine"] == "python" and r.games[TIME].notna().all().all()
+        with pytest.raises(ValueError, match="batch-engine policy"):
+            run_tournament(["test_first", "random"], 2, engine="batch", progress=False)
+    finally:
+        del _REGISTRY["test_first"]
