@@ -1,0 +1,255 @@
+"""``PIMCAgent``: Perfect-Information Monte Carlo search (the method behind Kermit).
+
+At each card decision the agent draws worlds consistent with what its seat knows (its
+own cards, every card played, the voids shown by not following suit, the skat for a
+declarer who picked it up, an ouvert hand: :func:`skatsim.infostate.sample_worlds`),
+solves every world open-handed for the value of each legal card in one compiled call
+(:meth:`skatsim.solver.Solver.root_values`) and plays the card that does best across
+them. Split like OpenSpiel's ``PIMCBot``: a *sampler*, a *value function* (the solver)
+and an *aggregator* (:func:`choose`).
+
+Decision rules (``rule=``):
+
+- ``"wins"`` (default): the card that reaches the side's goal in most worlds (the
+  declarer's announced goal: 61, 90 with schneider announced, every trick with schwarz
+  announced or ouvert, no trick in null; a defender's goal is to stop it). Ties are
+  broken by the mean card points of the side over the worlds (exact solves of the tied
+  cards only, suit and grand, when at most ``exact_tricks`` tricks are left), then by the
+  rule-based player's choice when it is among the tied cards, then by the cheapest card.
+- ``"points"``: the best mean card points of the side (exact solves; slower).
+
+Late in the hand, when no more than ``worlds`` worlds remain, all of them are enumerated
+instead of sampled (``enumerate=True``). Bidding, the skat, the declaration, Kontra/Re
+and Ramsch card play are delegated to the rule-based player (``bidding="rule_based"``,
+the default), or, with ``bidding="simulation"``, decided by simulation
+(:mod:`agents.pimc_bidding`).
+
+The agent acts from its observation only: it never holds a ``SkatState`` or a hidden
+card. With ``log=True`` it keeps one record per searched decision in ``decisions``
+(worlds used, per-card wins and mean points, time).
+
+>>> from agents import play_game
+>>> from agents.rule_based import RuleBasedAgent
+>>> s = play_game([PIMCAgent(worlds=8), RuleBasedAgent(), RuleBasedAgent()], seed=3)
+>>> s.is_terminal()
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from skatsim.bits import iter_bits
+from skatsim.cards import CARD_POINTS
+from skatsim.infostate import InfoState, count_worlds, sample_worlds
+from skatsim.rules import NULL
+from skatsim.solver import Solver, target_for
+from skatsim.contracts import Contract
+
+from .rule_based import RuleBasedAgent
+
+if TYPE_CHECKING:
+    from skatsim.observation import Observation
+
+__all__ = ["PIMCAgent", "choose", "enumerate_worlds"]
+
+_RULES = ("wins", "points")
+_BIDDING = ("rule_based", "simulation")
+
+
+def enumerate_worlds(info: InfoState, limit: int) -> np.ndarray | None:
+    """Every world consistent with ``info`` as an ``(n, 4)`` mask array, or ``None`` when
+    there are more than ``limit``."""
+    n = count_worlds(info)
+    if n > limit:
+        return None
+    q = [s for s in range(3) if s != info.seat and not (info.ouvert_hand and s == info.declarer)]
+    hidden = list(iter_bits(info.hidden))
+    ns = info.skat_size if info.skat_hidden else 0
+    base = np.zeros(4, np.int64)
+    base[info.seat] = info.hand
+    if info.ouvert_hand:
+        base[info.declarer] = info.ouvert_hand
+    if not info.skat_hidden:
+        base[3] = info.skat
+    rows = []
+    q1 = q[0]
+    n1 = info.hand_sizes[q1]
+    for c1 in itertools.combinations(hidden, n1):
+        m1 = sum(1 << c for c in c1)
+        if m1 & info.voids[q1]:
+            continue
+        rest = [c for c in hidden if not m1 >> c & 1]
+        if len(q) > 1:
+            q2 = q[1]
+            for c2 in itertools.combinations(rest, info.hand_sizes[q2]):
+                m2 = sum(1 << c for c in c2)
+                if m2 & info.voids[q2]:
+                    continue
+                row = base.copy()
+                row[q1], row[q2] = m1, m2
+                if ns:
+                    row[3] = sum(1 << c for c in rest if not m2 >> c & 1)
+                rows.append(row)
+        else:
+            row = base.copy()
+            row[q1] = m1
+            if ns:
+                row[3] = sum(1 << c for c in rest)
+            rows.append(row)
+    out = np.array(rows, dtype=np.int64).reshape(-1, 4)
+    if len(out) != n:  # pragma: no cover - the sampler's count and the enumeration disagree
+        raise AssertionError(f"enumerated {len(out)} worlds, count_worlds says {n}")
+    return out
+
+
+def choose(values: np.ndarray, mover_is_declarer: bool, legal: list[int]) -> tuple[list[int], np.ndarray]:
+    """Aggregate threshold root values ``(n_worlds, 32)`` (1: the declarer reaches his goal):
+    the legal cards with the most wins for the mover's side, and every card's win count."""
+    wins = (values == 1).sum(axis=0) if mover_is_declarer else (values == 0).sum(axis=0)
+    best = max(int(wins[c]) for c in legal)
+    return [c for c in legal if wins[c] == best], wins
+
+
+class PIMCAgent:
+    """Perfect-Information Monte Carlo card play (see the module docstring).
+
+    Args:
+        worlds: worlds per card decision (Kermit used 160).
+        rule: ``"wins"`` or ``"points"`` (module docstring).
+        time_budget: optional seconds per decision: worlds are solved in batches of 8
+            until ``worlds`` are done or the budget is spent (at least one batch).
+        exact_tricks: tie-break by exact mean points when at most this many tricks are left.
+        enumerate: enumerate every world when no more than ``worlds`` remain.
+        bidding: ``"rule_based"`` (delegate bidding, skat, declaration, Kontra/Re) or
+            ``"simulation"``.
+        log: keep a record per searched decision in ``decisions``.
+        tt_bits: log2 of the solver's transposition-table entries.
+        rule-based parameters (``max_bid=...``): passed to the delegated rule-based player.
+    """
+
+    name = "pimc"
+
+    def __init__(self, worlds: int = 32, rule: str = "wins", time_budget: float | None = None,
+                 exact_tricks: int = 4, enumerate: bool = True, bidding: str = "rule_based",
+                 log: bool = False, tt_bits: int = 18, **rule_based: Any) -> None:
+        if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 10_000:
+            raise ValueError(f"worlds must be an int in 1..10000, got {worlds!r}")
+        if rule not in _RULES:
+            raise ValueError(f"rule must be one of {_RULES}, got {rule!r}")
+        if bidding not in _BIDDING:
+            raise ValueError(f"bidding must be one of {_BIDDING}, got {bidding!r}")
+        if time_budget is not None and not (isinstance(time_budget, (int, float)) and time_budget > 0):
+            raise ValueError(f"time_budget must be a positive number of seconds or None, got {time_budget!r}")
+        self.worlds = int(worlds)
+        self.rule = rule
+        self.time_budget = None if time_budget is None else float(time_budget)
+        self.exact_tricks = int(exact_tricks)
+        self.enumerate = bool(enumerate)
+        self.bidding = bidding
+        self.log = bool(log)
+        self.decisions: list[dict[str, Any]] = []
+        self._delegate = RuleBasedAgent(**rule_based)
+        self._solver = Solver(tt_bits=int(tt_bits))
+        self._gen = np.random.default_rng(0)
+        self._sim_bidder: Any = None
+        if bidding == "simulation":
+            from .pimc_bidding import SimulationBidder
+
+            self._sim_bidder = SimulationBidder(self._delegate, worlds=self.worlds, solver=self._solver)
+
+    def reset(self, deal_id: int, seat: int, rng: int) -> None:
+        """Start a deal: the delegate gets the seat stream, the sampler a generator seeded by it."""
+        self._delegate.reset(deal_id, seat, rng)
+        self._gen = np.random.default_rng(int(rng))
+        self._solver.reset()
+        if self._sim_bidder is not None:
+            self._sim_bidder.reset(deal_id, seat, rng)
+
+    def act(self, obs: "Observation") -> int:
+        legal = obs.legal_actions
+        if obs.phase != "play" or obs.game_type is None or obs.game_type > NULL:
+            if self._sim_bidder is not None and obs.phase in ("bidding", "skat", "discard", "declare"):
+                return self._sim_bidder.act(obs)
+            return self._delegate.act(obs)
+        if len(legal) == 1:
+            return legal[0]
+        return self._play(obs, legal)
+
+    # ------------------------------------------------------------------ card play
+    def _play(self, obs: "Observation", legal: list[int]) -> int:
+        t0 = time.perf_counter()
+        info = InfoState.from_observation(obs)
+        contract = Contract.parse(obs.contract) if obs.contract else Contract(obs.game_type)
+        goal = target_for(contract)
+        mover_decl = obs.seat == obs.declarer
+        worlds = enumerate_worlds(info, self.worlds) if self.enumerate else None
+        enumerated = worlds is not None
+        if worlds is None:
+            worlds = self._sample(info, t0)
+        if self.rule == "points" and obs.game_type != NULL:
+            pts = self._solver.root_values(worlds, info, mode="exact", progress=False)
+            score = self._side_points(pts, mover_decl, legal)
+            best = max(score[c] for c in legal)
+            tied = [c for c in legal if score[c] == best]
+            wins = None
+        else:
+            vals = self._solver.root_values(worlds, info, mode="threshold", threshold=goal, progress=False)
+            tied, wins = choose(vals, mover_decl, legal)
+            score = None
+            if len(tied) > 1 and obs.game_type != NULL and info_tricks_left(info) <= self.exact_tricks:
+                pts = self._solver.root_values(worlds, info, mode="exact", progress=False)
+                score = self._side_points(pts, mover_decl, tied)
+                best = max(score[c] for c in tied)
+                tied = [c for c in tied if score[c] == best]
+        if len(tied) > 1:
+            rb = self._delegate_choice(obs)
+            card = rb if rb in tied else min(tied, key=lambda c: (CARD_POINTS[c], c))
+        else:
+            card = tied[0]
+        if self.log:
+            self.decisions.append({
+                "seat": obs.seat, "trick": 11 - info_tricks_left(info), "worlds": len(worlds),
+                "enumerated": enumerated, "card": card,
+                "wins": None if wins is None else {c: int(wins[c]) for c in legal},
+                "mean_points": None if score is None else {c: float(score[c]) for c in score},
+                "seconds": time.perf_counter() - t0})
+        return card
+
+    def _sample(self, info: InfoState, t0: float) -> np.ndarray:
+        if self.time_budget is None:
+            return sample_worlds(info, self.worlds, self._gen)
+        parts = []
+        done = 0
+        while done < self.worlds:
+            k = min(8, self.worlds - done)
+            parts.append(sample_worlds(info, k, self._gen))
+            done += k
+            if time.perf_counter() - t0 > self.time_budget / 2:  # leave half for the solves
+                break
+        return np.concatenate(parts)
+
+    @staticmethod
+    def _side_points(pts: np.ndarray, mover_decl: bool, cards: list[int]) -> dict[int, float]:
+        mean = {c: float(pts[:, c].mean()) for c in cards}
+        return mean if mover_decl else {c: 120.0 - v for c, v in mean.items()}
+
+    def _delegate_choice(self, obs: "Observation") -> int:
+        saved = self._delegate._rng  # asking must not advance the delegate's stream
+        try:
+            return self._delegate.act(obs)
+        finally:
+            self._delegate._rng = saved
+
+    def __repr__(self) -> str:
+        return f"PIMCAgent(worlds={self.worlds}, rule={self.rule!r}, bidding={self.bidding!r})"
+
+
+def info_tricks_left(info: InfoState) -> int:
+    """Tricks still to finish, the current one included."""
+    last = (info.leader + 2) % 3  # the seat playing last in the current trick
+    return info.hand_sizes[last]

@@ -1,0 +1,97 @@
+"""PIMC agent: worlds never contradict the observation, the true world gives a solver-optimal
+move, the enumeration is exact, and decisions use the observation only."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import agents.pimc as pimc_mod
+from agents.pimc import PIMCAgent, enumerate_worlds
+from agents.rule_based import RuleBasedAgent
+from skatsim import SkatRules
+from skatsim.cli import play_random_game
+from skatsim.infostate import InfoState, count_worlds, sample_worlds
+from skatsim.solver import solve, target_for
+from skatsim.state import to_play
+
+
+def _play_prefix(seed: int, contract: str, declarer: int, moves: int):
+    s = to_play(seed, declarer, contract)
+    r = random.Random(seed)
+    for _ in range(moves):
+        if s.is_terminal():
+            break
+        s.apply_action(r.choice(s.legal_actions()))
+    return s
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_with_the_true_world_as_only_sample_pimc_plays_a_solver_optimal_card(seed, monkeypatch):
+    contract = ["C", "G", "SH", "N", "GHS", "D"][seed % 6]
+    s = _play_prefix(seed, contract, seed % 3, moves=random.Random(seed).randrange(0, 24))
+    if s.is_terminal() or len(s.legal_actions()) < 2:
+        return
+    p = s.current_player()
+    true = np.array([[s.hand_mask(0), s.hand_mask(1), s.hand_mask(2), s.skat_mask()]], dtype=np.int64)
+    monkeypatch.setattr(pimc_mod, "sample_worlds", lambda info, n, rng: true)
+    agent = PIMCAgent(worlds=1, enumerate=False, exact_tricks=0)
+    agent.reset(0, p, 1)
+    card = agent.act(s.observation(p))
+    goal = target_for(s.contract)
+    sol = solve(s, mode="threshold", threshold=goal, move_values=True)
+    mover_decl = p == s.declarer
+    best = max((v if mover_decl else 1 - v) for v in sol.move_values.values())
+    assert (sol.move_values[card] if mover_decl else 1 - sol.move_values[card]) == best
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sampled_and_enumerated_worlds_never_contradict_the_observation(seed):
+    rules = SkatRules(kontra=seed % 2 == 0)
+    s = play_random_game(3000 + seed, rules, max_moves=random.Random(seed).randrange(6, 45))
+    if s.phase != "play" or s.contract is None:
+        return
+    for p in range(3):
+        info = InfoState.from_observation(s.observation(p))
+        for w in sample_worlds(info, 20, seed):
+            assert info.consistent(w)
+        assert info.consistent([s.hand_mask(0), s.hand_mask(1), s.hand_mask(2), s.skat_mask()])
+        n = count_worlds(info)
+        if n <= 300:
+            every = enumerate_worlds(info, 300)
+            assert len(every) == n == len({tuple(r) for r in every.tolist()})
+            assert all(info.consistent(w) for w in every)
+            truth = (s.hand_mask(0), s.hand_mask(1), s.hand_mask(2), s.skat_mask())
+            assert truth in {tuple(r) for r in every.tolist()}
+
+
+def test_decisions_are_deterministic_and_logged():
+    s = to_play(11, 1, "H")
+    a = PIMCAgent(worlds=8, log=True)
+    b = PIMCAgent(worlds=8, log=True)
+    for agent in (a, b):
+        agent.reset(5, 0, 777)
+    o = s.observation(0)
+    assert a.act(o) == b.act(o) and a.act(o) in s.legal_actions()
+    d = a.decisions[0]
+    assert d["worlds"] == 8 and set(d["wins"]) == set(s.legal_actions()) and d["seconds"] > 0
+
+
+def test_delegates_every_phase_but_card_play_to_the_rule_based_player():
+    s = play_random_game(5, max_moves=0)
+    a, rb = PIMCAgent(worlds=4), RuleBasedAgent()
+    a.reset(0, 1, 99)
+    rb.reset(0, 1, 99)
+    o = s.observation(1)
+    assert a.act(o) == rb.act(o)
+
+
+def test_parameters_are_checked():
+    with pytest.raises(ValueError, match="worlds"):
+        PIMCAgent(worlds=0)
+    with pytest.raises(ValueError, match="rule"):
+        PIMCAgent(rule="vote")
+    with pytest.raises(ValueError, match="unknown rule_based parameter"):
+        PIMCAgent(nope=1)
