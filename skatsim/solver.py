@@ -420,8 +420,8 @@ class Solver:
 
     def solve_many(self, positions: Sequence[Position], *, mode: Mode = "threshold", threshold: Target = 61,
                    progress: bool | None = None) -> np.ndarray:
-        """Root move values (as :meth:`root_values`) of many positions of one game and
-        declarer in one compiled call: ``int64 (len(positions), 32)``."""
+        """Root move values (as :meth:`root_values`) of many positions of one game type
+        in one compiled call: ``int64 (len(positions), 32)``."""
         positions = list(positions)
         if not positions:
             return np.zeros((0, 32), np.int64)
@@ -431,9 +431,9 @@ class Solver:
             if not isinstance(p, Position):
                 raise TypeError(f"positions[{i}] is not a Position: {type(p).__name__}")
             p.validate()
-            if (p.game, p.declarer) != (g, d):
-                raise ValueError(f"positions[{i}] has game {p.game} / declarer {p.declarer}; a batch needs one "
-                                 f"game and declarer (positions[0]: {g} / {d})")
+            if p.game != g:
+                raise ValueError(f"positions[{i}] has game {p.game}; a batch needs one game type "
+                                 f"(positions[0]: {g})")
             rows[i] = _row(p.hands, p.skat, p)
         return self._batch(rows, g, d, mode, threshold, progress)
 
@@ -600,6 +600,7 @@ def _row(hands: Sequence[int], skat: int, pub: Position) -> np.ndarray:
     r[K.B_T1] = pub.trick[1] if len(pub.trick) > 1 else 0
     r[K.B_DPOINTS] = pub.declarer_points
     r[K.B_DTRICKS] = pub.declarer_tricks
+    r[K.B_DECL] = pub.declarer
     return r
 
 

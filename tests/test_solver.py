@@ -20,7 +20,7 @@ import pytest
 
 from skatsim import SkatState
 from skatsim.rules import beats, legal_mask
-from skatsim.solver import Position, Solver, solve
+from skatsim.solver import Position, Solver, solve, target_for
 from skatsim.kernels import solver as K
 
 # --------------------------------------------------------------------------- the oracle
@@ -468,3 +468,60 @@ def test_pure_python_solver_agrees():
     jit = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], capture_output=True, text=True, timeout=600)
     assert jit.returncode == 0, jit.stderr[-2000:]
     assert json.loads(proc.stdout) == json.loads(jit.stdout)
+
+
+def oracle_of(pos: Position):
+    """The oracle's form of a Position."""
+    hands = [{card(c) for c in range(32) if h >> c & 1} for h in pos.hands]
+    skat = [card(c) for c in range(32) if pos.skat >> c & 1]
+    return (hands, tuple(card(c) for c in pos.trick), pos.leader, pos.declarer, GAMES[pos.game],
+            pos.declarer_points, pos.declarer_tricks, skat)
+
+
+@pytest.mark.parametrize("name", ["clubs", "grand", "null"])
+def test_batched_root_values_match_brute_force(name):
+    """Kernel root move values of small endgames (one batch call) = brute force per child."""
+    game = GAME_IDS[name]
+    ps = [p for p, _ in positions(700 + game, game, 30, max_tricks=3)]
+    solver = Solver(tt_bits=14)
+    ex = solver.solve_many(ps, mode="exact")
+    th = solver.solve_many(ps, mode="threshold", threshold=61 if game != 5 else "null")
+    for pos, row_ex, row_th in zip(ps, ex, th):
+        assert {c for c in range(32) if row_ex[c] >= 0} == set(pos.legal_cards())
+        for c in pos.legal_cards():
+            ch = child_position(pos, c)
+            if game == 5 and ch.declarer_tricks:
+                want = 0
+            elif ch.tricks_left == 0 and not ch.trick:
+                want = 1 if game == 5 else ch.declarer_points + sum(POINTS[card(x)[1]] for x in range(32)
+                                                                    if ch.skat >> x & 1)
+            else:
+                want = oracle_exact(oracle_of(ch))
+            assert row_ex[c] == want, (str(pos), card(c))
+            assert row_th[c] == (want if game == 5 else int(want >= 61))
+
+
+def test_solution_fields_and_targets():
+    from skatsim.contracts import Contract
+
+    s = play_game(2, "CH", 0)
+    r = solve(s, mode="exact")
+    assert r.declarer_points == 78 and r.declarer_wins and r.target == 61
+    assert r.value_for(s.declarer) == 78.0 and r.value_for((s.declarer + 1) % 3) == 42.0
+    t = solve(s, mode="threshold", threshold=90)
+    assert t.declarer_points is None and not t.declarer_wins and t.target == 90
+    assert t.value_for((s.declarer + 1) % 3) == 1.0 and t.mover_value == float(t.player != s.declarer)
+    assert not solve(s, mode="exact", threshold=90).declarer_wins
+    assert solve(s, mode="exact", threshold=90).declarer_points == 78
+    with pytest.warns(DeprecationWarning):
+        assert r.value == 78
+    assert [target_for(c) for c in ("D", "GH", "HHS", "CHSZ", "SO", "N", "NOH")] == \
+        [61, 61, 90, "schwarz", "schwarz", "null", "null"]
+    assert target_for(Contract(4)) == 61
+    with pytest.raises(ValueError, match="null"):
+        solve(play_game(5, "NH", 0), threshold=90)
+    n = solve(play_game(5, "NH", 0), threshold="null")
+    assert n.declarer_points is None and n.target == "null"
+    vf = Solver().value_function()
+    assert vf(s, s.declarer) == 1.0 and vf(s, (s.declarer + 1) % 3) == 0.0
+    assert Solver().value_function("exact")(s, s.declarer) == 78.0

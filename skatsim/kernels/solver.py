@@ -828,7 +828,7 @@ def root_move_values(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr
 
 
 # rows of batch_root_values: the cards as they lie and the public part, card ids
-(B_H0, B_H1, B_H2, B_SKAT, B_LEADER, B_NTRICK, B_T0, B_T1, B_DPOINTS, B_DTRICKS, B_COLS) = range(11)
+(B_H0, B_H1, B_H2, B_SKAT, B_LEADER, B_NTRICK, B_T0, B_T1, B_DPOINTS, B_DTRICKS, B_DECL, B_COLS) = range(12)
 
 
 @njit(cache=True)
@@ -837,7 +837,8 @@ def batch_root_values(W, T, rows, game: int, mode: int, target: int, exact_value
 
     ``rows[i]`` (``B_*`` columns, card ids): hands of seats 0..2, the skat (its points
     count for the declarer in suit and grand), the trick leader, the number of cards in
-    the trick and the first two, the declarer's trick points and tricks so far.
+    the trick and the first two, the declarer's trick points and tricks so far, the
+    declarer's seat (``W`` is set up for the game and mode; the declarer is set per row).
     ``mode`` (``MODE_*``) as set up in ``W``; ``target``: card points the declarer must
     reach (``MODE_POINTS`` threshold). ``out[i, c]``: -1 for a card the mover may not
     play; else, with ``exact_values`` (``MODE_POINTS`` only), the declarer's final card
@@ -848,6 +849,8 @@ def batch_root_values(W, T, rows, game: int, mode: int, target: int, exact_value
     tmp = np.empty(32, np.int64)
     tb = W[W_TB]
     for i in range(rows.shape[0]):
+        W[W_DECL] = rows[i, B_DECL]
+        W[W_CTX] = 1 + game * 9 + rows[i, B_DECL] * 3 + mode  # context_id
         leader = rows[i, B_LEADER]
         k = rows[i, B_NTRICK]
         p1 = leader + 1 if leader < 2 else 0
