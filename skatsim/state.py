@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import operator
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
