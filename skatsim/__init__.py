@@ -37,3 +37,7 @@ __all__ = [
 from .solver import Solver, solve  # noqa: E402  (open-hand solver, see skatsim.solver)
 
 __all__ += ["solve", "Solver"]
+
+from .state import to_play  # noqa: E402  (put a deal into the card play: to_play(seed, declarer, "CH"))
+
+__all__ += ["to_play"]
