@@ -34,8 +34,8 @@ Rows (:data:`GAME_COLUMNS`)
 deal_index, deal_seed, declarer, bid, contract, game, flags, picked_up, kontra,
 declarer_points, declarer_tricks, matadors, won, schneider, schwarz, multiplier,
 game_value, overbid, charged_value, list_score, score_0..2, sf_0..2, points_0..2,
-n_actions), ``auction`` (the bidding as ``seat:call`` words, e.g. ``"1:18 0:yes 2:pass
-1:pass"``), ``time_0..2`` (seconds the seat's agent spent deciding; NaN in the batch
+n_actions), ``auction`` (the bidding as ``seat:call`` words, e.g. ``"1:18 0:yes 1:pass
+2:pass"``), ``time_0..2`` (seconds the seat's agent spent deciding; NaN in the batch
 engine) and ``error`` (empty: the game ended normally). ``attrs``: the configuration
 (agents, labels, seed, n_deals, rules, rules_version, engine) and package versions.
 
@@ -197,10 +197,10 @@ def _auction_of(calls: tuple[int, ...]) -> str:
 
 
 def auction_text(actions: Iterable[int]) -> str:
-    """The bidding of a deal's action list as ``seat:call`` words (``"1:18 0:yes 2:pass 1:pass"``).
+    """The bidding of a deal's action list as ``seat:call`` words (``"1:18 0:yes 1:pass 2:pass"``).
 
     >>> auction_text([32, 96, 95, 95, 98])   # 18 yes, pass, pass, then the skat choice
-    '1:18 0:yes 2:pass 1:pass'
+    '1:18 0:yes 1:pass 2:pass'
     """
     calls = []
     for a in actions:
