@@ -95,3 +95,30 @@ def test_parameters_are_checked():
         PIMCAgent(rule="vote")
     with pytest.raises(ValueError, match="unknown rule_based parameter"):
         PIMCAgent(nope=1)
+
+
+def test_simulation_bidding_bids_strong_hands_and_passes_weak_ones():
+    from agents.pimc_bidding import SimulationBidder, best_discard
+    from skatsim import SkatState, deal_from_hands
+    from skatsim.cards import CardSet
+    from skatsim.rules import CLUBS, GRAND, TRUMP_MASKS
+
+    strong = "CJ SJ HJ DJ CA C10 CK CQ SA HA"
+    weak = "C7 C8 S9 SQ H8 HQ HK D7 D9 DK"
+    rest = [c for c in CardSet("CJ").__class__.from_mask(0xFFFF_FFFF) if c not in CardSet(strong) | CardSet(weak)]
+    from skatsim.cards import card_name
+    d = deal_from_hands(weak, strong, " ".join(card_name(c) for c in rest[:10]),
+                        " ".join(card_name(c) for c in rest[10:]))
+    b = SimulationBidder(RuleBasedAgent(), worlds=8)
+    b.reset(0, 1, 5)
+    assert b.max_bid(CardSet(strong).mask, 1) >= 48      # grand with 4: 5 x 24 = 120 at least pays 48
+    b.reset(0, 0, 5)
+    assert b.max_bid(CardSet(weak).mask, 0) == 0
+    s = SkatState.new_game(deal=d)
+    agent = PIMCAgent(worlds=8, bidding="simulation")
+    agent.reset(0, 1, 5)
+    assert agent.act(s.observation(1)) != s.string_to_action("pass")   # middlehand bids
+    for game in (CLUBS, GRAND):
+        twelve = CardSet(strong).mask | CardSet("D7 H8").mask
+        disc = best_discard(twelve, game)
+        assert bin(disc).count("1") == 2 and disc & twelve == disc and not disc & TRUMP_MASKS[game]
