@@ -528,7 +528,8 @@ def head_to_head(df: "pd.DataFrame", labels: Sequence[str] | None = None) -> "pd
 def _pm(m: float, h: float, fmt: str) -> str:
     if math.isnan(m):
         return "-"
-    return f"{m:{fmt}} ± {h:{fmt}}" if not math.isnan(h) else f"{m:{fmt}}"
+    hfmt = fmt.lstrip("+")
+    return f"{m:{fmt}} ± {h:{hfmt}}" if not math.isnan(h) else f"{m:{fmt}}"
 
 
 @dataclass

@@ -23,6 +23,7 @@ figures, targets) to ``runs/benchmarks/agents.jsonl``, or with ``--record`` to t
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import resource
 import shutil
@@ -35,8 +36,15 @@ from typing import Callable
 import numba
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _env import append_jsonl, cpu_model, git_commit, now_utc, versions  # noqa: E402  (benchmarks/_env.py)
+# This file is named like the ``agents`` package: take its folder off the path so that
+# ``import agents`` finds the package, and load benchmarks/_env.py by file name.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+_spec = importlib.util.spec_from_file_location("_env", _HERE / "_env.py")
+_env = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
+_spec.loader.exec_module(_env)  # type: ignore[union-attr]
+append_jsonl, cpu_model, git_commit, now_utc, versions = (
+    _env.append_jsonl, _env.cpu_model, _env.git_commit, _env.now_utc, _env.versions)
 
 from agents import make_agent, play  # noqa: E402
 from skatsim.bits import derive_seed  # noqa: E402
