@@ -52,7 +52,6 @@ of a hand. No allocation.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from numba import njit
@@ -61,7 +60,6 @@ from ..actions import BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, 
 from ..bits import lsb, msb, popcount
 from ..cards import CARD_POINTS, SUIT_MASKS
 from ..rules import FOLLOW, GRAND, NULL, RAMSCH, STRENGTH, TRUMP_MASKS
-from ..scoring import matadors_of
 from . import game as G
 
 __all__ = ["PARAM_NAMES", "DEFAULT_PARAMS", "PARAM_DOCS", "rule_based_policy", "bid_limit",
@@ -253,6 +251,24 @@ def _jacks4(h):
     return ((h >> 7) & 1) | ((h >> 14) & 2) | ((h >> 21) & 4) | ((h >> 28) & 8)
 
 
+@njit(cache=True, inline='always')
+def _mat(h, g):
+    """Number of matadors (with or without) of the cards ``h`` in suit game / grand ``g``
+    (the unsigned :func:`skatsim.scoring.matadors_of`, inlined)."""
+    j = _jacks4(h)
+    if g == GRAND:
+        seq = j
+        n = 4
+    else:
+        seq = (j << 7) | ((h >> (8 * g)) & 0x7F)
+        n = 11
+    full = (1 << n) - 1
+    if (seq >> (n - 1)) & 1:
+        gaps = ~seq & full
+        return n if gaps == 0 else n - 1 - msb(gaps)
+    return n if seq == 0 else n - 1 - msb(seq)
+
+
 @njit(cache=True)
 def suit_strength(h, t, seat, params):
     """Strength points of hand ``h`` for a suit game with trump suit ``t`` (0 D .. 3 C).
@@ -307,9 +323,52 @@ def null_bad(h):
             + _NULL_BAD[(h >> 24) & 0xFF])
 
 
+# logistic function tabulated on [-8, 8) in steps of 1/64 (error < 0.004; no exp() per call)
+_LOGISTIC = _ro(1.0 / (1.0 + np.exp(-((np.arange(1024) + 0.5) / 64.0 - 8.0))))
+
+
 @njit(cache=True, inline='always')
 def _logistic(x):
-    return 1.0 / (1.0 + math.exp(-x))
+    """``1 / (1 + exp(-x))`` from the table (clamped to the ends outside [-8, 8))."""
+    i = int((x + 8.0) * 64.0) if x > -8.0 else 0
+    return _LOGISTIC[min(i, 1023)]
+
+
+@njit(cache=True, inline='always')
+def _strengths(h, seat, params):
+    """:func:`suit_strength` for the four suits and :func:`grand_strength`, sharing the
+    per-suit lookups: ``(S_D, S_H, S_S, S_C, S_G)``."""
+    j = _jacks4(h)
+    nj = popcount(j)
+    b0 = h & 0x7F
+    b1 = (h >> 8) & 0x7F
+    b2 = (h >> 16) & 0x7F
+    b3 = (h >> 24) & 0x7F
+    sv = _SV_SUIT[b0] + _SV_SUIT[b1] + _SV_SUIT[b2] + _SV_SUIT[b3]
+    vd = _VOIDISH[b0] + _VOIDISH[b1] + _VOIDISH[b2] + _VOIDISH[b3]
+    c = _JV_SUIT[j] + (params[P_FH] if seat == 0 else 0.0)
+    tl = params[P_TLEN]
+    vb = params[P_VOID]
+    out0 = 0.0
+    out1 = 0.0
+    out2 = 0.0
+    out3 = 0.0
+    for t in range(4):
+        b = b0 if t == 0 else (b1 if t == 1 else (b2 if t == 2 else b3))
+        nt = nj + popcount(b)
+        x = (c + _TV_SUIT[b] + sv - _SV_SUIT[b] + (vb if nt >= 5 else 0.4 * vb) * (vd - _VOIDISH[b])
+             + tl * max(nt - 4, 0) - 0.8 * max(4 - nt, 0))
+        if t == 0:
+            out0 = x
+        elif t == 1:
+            out1 = x
+        elif t == 2:
+            out2 = x
+        else:
+            out3 = x
+    sg = (_JV_GRAND[j] - params[P_GRAND] + _SV_GRAND[b0] + _SV_GRAND[b1] + _SV_GRAND[b2] + _SV_GRAND[b3]
+          + (params[P_GFH] if seat == 0 else 0.0))
+    return out0, out1, out2, out3, sg
 
 
 @njit(cache=True)
@@ -367,27 +426,20 @@ def bid_limit(h, seat, params):
     """
     thr = params[P_THR]
     hthr = max(thr, params[P_HANDP])
-    # p >= thr  <=>  strength >= T + scale * logit(thr): no exp() per contract
-    need_pick = params[P_T] - params[P_GAIN] + params[P_PSCALE] * math.log(thr / (1.0 - thr))
-    need_hand = params[P_T] + params[P_SCALE] * math.log(hthr / (1.0 - hthr))
     nohand = params[P_NOHAND] != 0.0
+    st = _strengths(h, seat, params)
     best = 0
     for g in range(5):
-        if g == GRAND and params[P_NOGRAND] != 0.0:
+        x = st[g] - params[P_T]
+        okp = _logistic((x + params[P_GAIN]) / params[P_PSCALE]) >= thr
+        okh = not nohand and _logistic(x / params[P_SCALE]) >= hthr
+        if not (okp or okh) or (g == GRAND and params[P_NOGRAND] != 0.0):
             continue
-        if g == GRAND:
-            s = grand_strength(h, seat, params)
-        else:
-            s = suit_strength(h, g, seat, params)
-        if s < need_pick and (nohand or s < need_hand):
-            continue
-        m = matadors_of(h, g)
-        if m < 0:
-            m = -m
-        if s >= need_pick:
-            best = max(best, _BASE[g] * (m + 1))
-        if not nohand and s >= need_hand:
+        m = _mat(h, g)
+        if okh:
             best = max(best, _BASE[g] * (m + 2))
+        else:
+            best = max(best, _BASE[g] * (m + 1))
     if params[P_NONULL] == 0.0:
         bad = null_bad(h)
         if _null_pick_chance(bad, False, params) >= thr:
@@ -848,13 +900,16 @@ def _best_plain(h, seat, params, bid, hand, matcards):
     best_g = -1
     best_ev = -1e18
     best_p = 0.0
+    st = _strengths(h, seat, params)
+    if hand:
+        off, sc = 0.0, params[P_SCALE]
+    else:
+        off, sc = params[P_GAIN], params[P_PSCALE]
     for g in range(5):
         if g == GRAND and params[P_NOGRAND] != 0.0:
             continue
-        p = game_chance(h, g, seat, params, 0.0, hand == 0)
-        m = matadors_of(matcards, g)
-        if m < 0:
-            m = -m
+        p = _logistic((st[g] + off - params[P_T]) / sc)
+        m = _mat(matcards, g)
         v = _BASE[g] * (m + 1 + hand)
         ev = expected_score(p, v, bid, _BASE[g])
         if ev > best_ev:
@@ -946,13 +1001,28 @@ def _plan_after_pickup(view, me, params, k):
     h = view[G.F_HAND0 + me]
     bid = view[G.F_BID]
     all12 = h | view[G.F_SKAT]
+    # plan only the two strongest trump games on the 11-12 cards (and null if plausible)
+    st = _strengths(h, me, params)
+    s1 = -1e18
+    s2 = -1e18
+    g1 = -1
+    g2 = -1
+    for g in range(5):
+        if g == GRAND and params[P_NOGRAND] != 0.0:
+            continue
+        x = st[g]
+        if x > s1:
+            s2, g2 = s1, g1
+            s1, g1 = x, g
+        elif x > s2:
+            s2, g2 = x, g
     best_g = -1
     best_c = -1
     best_ev = -1e18
     for g in range(6):
-        if g == GRAND and params[P_NOGRAND] != 0.0:
+        if g < NULL and g != g1 and g != g2:
             continue
-        if g == NULL and (params[P_NONULL] != 0.0 or bid > 46):
+        if g == NULL and (params[P_NONULL] != 0.0 or bid > 46 or null_bad(h) > k + 2):
             continue
         hh = h
         first = -1
@@ -972,9 +1042,7 @@ def _plan_after_pickup(view, me, params, k):
             p = game_chance(hh, g, me, params, params[P_SKATPTS] * (
                 11 * popcount(skat & 0x4040_4040) + 10 * popcount(skat & 0x2020_2020)
                 + 4 * popcount(skat & 0x1010_1010) + 3 * popcount(skat & 0x0808_0808)), False)
-            m = matadors_of(all12, g)
-            if m < 0:
-                m = -m
+            m = _mat(all12, g)
             ev = expected_score(p, _BASE[g] * (m + 1), bid, _BASE[g])
         if ev > best_ev:
             best_ev = ev
@@ -1042,9 +1110,7 @@ def declare_decision(view, me, params):
             if g == GRAND and params[P_NOGRAND] != 0.0:
                 continue
             p = game_chance(h, g, me, params, params[P_SKATPTS] * spts, False)
-            m = matadors_of(all12, g)
-            if m < 0:
-                m = -m
+            m = _mat(all12, g)
             ev = expected_score(p, _BASE[g] * (m + 1), bid, _BASE[g])
             if ev > best_ev:
                 best_ev = ev
@@ -1073,9 +1139,7 @@ def declare_decision(view, me, params):
             s = suit_strength(h, g, me, params)
         x = (s - params[P_T]) / params[P_SCALE]
         p = _logistic(x)
-        m = matadors_of(h, g)
-        if m < 0:
-            m = -m
+        m = _mat(h, g)
         a0 = 7 + 4 * g
         ev = expected_score(p, _BASE[g] * (m + 2), bid, _BASE[g])
         if ev > best_ev:
