@@ -401,17 +401,16 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
 
         bar = tqdm(total=cfg.n_deals, unit="board", desc=" vs ".join(cfg.labels), leave=False)
     parts: list[pd.DataFrame] = []
+    diffs: list[np.ndarray] = []
     t0 = time.perf_counter()
     try:
         for (a, b), df in iter_chunks(cfg, workers=int(workers), chunk_size=chunk_size):
             parts.append(df)
-            if bar is not None:
+            if bar is not None:  # chunks hold whole boards: the running figure is exact
                 bar.update(b - a)
-                h = head_to_head(pd.concat(parts, ignore_index=True), cfg.labels[:2])
-                if len(h):
-                    r = h.iloc[0]
-                    bar.set_postfix_str(f"{r['a']} - {r['b']}: {r['sf_diff_per_game']:+.2f} "
-                                        f"± {r['sf_diff_per_game_ci']:.2f} SF/game")
+                diffs.append(_sf_diffs(df, *cfg.labels[:2]))
+                m, h = _mean_ci(np.concatenate(diffs))
+                bar.set_postfix_str(f"{cfg.labels[0]} - {cfg.labels[1]}: {m:+.2f} ± {h:.2f} SF/game")
     finally:
         if bar is not None:
             bar.close()
@@ -447,6 +446,15 @@ def _boards(df: "pd.DataFrame") -> "pd.DataFrame":
     g = sg.groupby(["deal_id", "agent"], sort=True)
     return g.agg(n=("sf", "size"), sf=("sf", "sum"), score=("score", "sum"), declared=("declared", "sum"),
                  won=("won", "sum"), time=("time", "sum")).reset_index()
+
+
+def _sf_diffs(df: "pd.DataFrame", a: str, b: str) -> np.ndarray:
+    """Per-board differences ``a - b`` of Seeger-Fabian points per game."""
+    bd = _boards(df).set_index(["deal_id", "agent"])
+    x = bd["sf"] / bd["n"]
+    xa, xb = x.xs(a, level="agent"), x.xs(b, level="agent")
+    common = xa.index.intersection(xb.index)
+    return (xa.loc[common] - xb.loc[common]).to_numpy(np.float64)
 
 
 def _mean_ci(x: np.ndarray) -> tuple[float, float]:
@@ -573,6 +581,8 @@ class TournamentResult:
             "list score/game": [_pm(m, h, ".2f") for m, h in zip(s["list_score_per_game"],
                                                                  s["list_score_per_game_ci"])],
         }, index=s.index)
+        if s["time_per_game"].notna().any():
+            show["decide s/game"] = [f"{t:.4f}" for t in s["time_per_game"]]
         c = self.config
         head = (f"duplicate tournament: {c.n_deals:,} boards x 6 arrangements = {len(self.games):,} games, "
                 f"seed {c.seed}, rules {c.rules.version}, {c.engine} engine")

@@ -132,11 +132,19 @@ def test_help_has_no_rst_markup_and_every_option_is_documented() -> None:
                 assert a.help, f"{name}: option {a.option_strings or a.dest} has no help"
 
 
-def test_tournament_and_agents_commands(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["tournament", "rule_based", "random", "--deals", "30", "--seed", "1", "--no-progress"]) == 0
+def test_tournament_and_agents_commands(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # noqa: ANN001
+    import pandas as pd
+
+    from agents.tournament import TournamentResult
+
+    out_file = tmp_path / "games.parquet"
+    assert main(["tournament", "rule_based", "random", "--deals", "30", "--seed", "1", "--no-progress",
+                 "--out", str(out_file)]) == 0
     out = capsys.readouterr().out
     assert "duplicate tournament: 30 boards x 6 arrangements = 180 games, seed 1" in out
     assert "head to head rule_based - random:" in out and "SF/list (36)" in out
+    back = TournamentResult.from_games(pd.read_parquet(out_file))
+    assert len(back.games) == 180 and f"{back.summary().loc['random', 'sf_per_game']:.2f}" in out
     assert main(["agents"]) == 0
     out = capsys.readouterr().out
     assert "random: uniformly random legal actions" in out and "rule_based:" in out and "max_bid = " in out
