@@ -122,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None, help="explicit JSON-lines output path")
     a = ap.parse_args(argv)
 
+    load0 = os.getloadavg()
     rows = []
     r1, n1, e1 = engine_rate(a.seconds, a.seed, 1, a.batch)
     rows.append(("1_rule_based_numba_1_thread", "games/s", r1, n1, e1))
@@ -139,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     pd.set_option("display.width", 120)
     print(table.to_string(index=False, formatters={"rate": "{:,.0f}".format, "items": "{:,}".format,
                                                    "seconds": "{:.2f}".format}))
-    print(f"all cores / 1 thread: {r2 / r1:.2f}x")
+    print(f"all cores / 1 thread: {r2 / r1:.2f}x (load average before/after: {load0[0]:.1f} / "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; other jobs on the machine lower the scaling)")
     if xs is not None:
         print(f"numba 1 thread / XSkat per CPU second: {r1 / xs['games_per_s_cpu']:.1f}x "
               f"(per wall second: {r1 / xs['games_per_s_wall']:.1f}x)")
@@ -147,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         print("xskat not installed (apt-get install xskat): XSkat reference skipped")
     rec = {"benchmark": "agents", "time": now_utc(), "commit": git_commit(), "cpu": cpu_model(),
            "versions": versions(), "threading_layer": _layer(), "threads": threads, "seed": a.seed,
-           "seconds": a.seconds, "batch": a.batch,
+           "seconds": a.seconds, "batch": a.batch, "loadavg_1_5_15": list(os.getloadavg()),
            "figures": {r[0] + " " + r[1]: r[2] for r in rows}, "xskat": xs, "targets": TARGETS}
     out = a.out or (ROOT / "benchmarks/results/agents.jsonl" if a.record else ROOT / "runs/benchmarks/agents.jsonl")
     append_jsonl(out, rec)
