@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Union
 
+import numpy as np
 from numba import njit
 
 from .bits import iter_bits, popcount
@@ -31,7 +32,7 @@ __all__ = [
     "DIAMONDS", "HEARTS", "SPADES", "CLUBS", "SUITS",
     "SEVEN", "EIGHT", "NINE", "QUEEN", "KING", "TEN", "ACE", "JACK", "RANKS",
     "ALL_CARDS", "JACKS", "ACES", "TENS", "KINGS", "QUEENS", "NINES", "EIGHTS", "SEVENS",
-    "SUIT_MASKS", "SUIT_NO_JACK", "CARD_POINTS", "SUIT_LETTERS", "RANK_NAMES",
+    "SUIT_MASKS", "SUIT_NO_JACK", "CARD_POINTS", "CARD_POINTS_ARRAY", "SUIT_LETTERS", "RANK_NAMES",
     "card_id", "card_suit", "card_rank", "card_name", "card_symbol", "parse_card",
     "card_points", "CardSet", "DISPLAY_ORDER",
 ]
@@ -55,6 +56,9 @@ SUIT_NO_JACK = (0x0000_007F, 0x0000_7F00, 0x007F_0000, 0x7F00_0000)
 
 _RANK_POINTS = (0, 0, 0, 3, 4, 10, 11, 2)
 CARD_POINTS = tuple(_RANK_POINTS[c & 7] for c in range(32))
+#: :data:`CARD_POINTS` as a read-only ``int64`` array, the one table kernels index.
+CARD_POINTS_ARRAY = np.array(CARD_POINTS, dtype=np.int64)
+CARD_POINTS_ARRAY.setflags(write=False)
 
 SUIT_LETTERS = "DHSC"
 SUIT_SYMBOLS = "♦♥♠♣"

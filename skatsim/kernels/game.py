@@ -23,7 +23,7 @@ from numba import njit
 
 from ..actions import BID_BASE, DECLARE_BASE, HOLD, KONTRA, PASS, PICKUP, RE
 from ..bits import nth_bit, popcount, rand_below
-from ..cards import CARD_POINTS, card_points
+from ..cards import CARD_POINTS_ARRAY, card_points
 from ..contracts import BID_ARRAY, DECLARABLE_BITS, DECLARATION_ARRAY, OUVERT
 from ..options import OPT_KONTRA, OPT_RAMSCH
 from ..rules import FOLLOW, NULL, RAMSCH, legal_mask, trick_winner_pos
@@ -44,16 +44,21 @@ PHASE_NAMES = ("bidding", "skat", "discard", "declare", "kontra", "play", "done"
  F_POINTS0, F_POINTS1, F_POINTS2, F_TRICKS0, F_TRICKS1, F_TRICKS2,
  F_PLAYED0, F_PLAYED1, F_PLAYED2, F_LAST_WINNER, F_OPTIONS,
  F_BIDVAL0, F_BIDVAL1, F_BIDVAL2, F_PASSED, F_KONTRA_BY,
- F_VOID0, F_VOID1, F_VOID2, N_FIELDS) = range(48)
+ F_VOID0, F_VOID1, F_VOID2,
+ F_END, F_END_SEAT, F_RESIGNED, F_SHOWN, N_FIELDS) = range(52)
 
 # Public history kept in the vector (so observations and jitted policies need no replay):
 # F_BIDVAL*: highest bid value each seat named or held (0: none); F_PASSED: bit s once seat
 # s passed in the bidding; F_KONTRA_BY: seat that said Kontra (-1: nobody; Re is always the
 # declarer); F_VOID*: cards a seat has shown it cannot hold (when it did not follow suit,
 # the whole follow mask of the led card).
+# Record-level endings (never reached by apply_action, so normal play is unchanged; see
+# "Endings" below): F_END: how the game ended (END_*; 0 while running and when played
+# out); F_END_SEAT: the seat that resigned, timed out or left (-1: none); F_RESIGNED: bit s
+# once seat s said RE (a defender's RE waits for his partner's); F_SHOWN: the cards the
+# declarer showed (ISS ``SC``; play goes on).
 
-_PTS = np.array(CARD_POINTS, dtype=np.int64)
-_PTS.setflags(write=False)
+_PTS = CARD_POINTS_ARRAY
 _LO32 = 0xFFFF_FFFF
 
 
@@ -81,6 +86,7 @@ def init_state(st, h0: int, h1: int, h2: int, skat: int, options: int) -> None:
     st[F_LEADER] = 0
     st[F_LAST_WINNER] = -1
     st[F_KONTRA_BY] = -1
+    st[F_END_SEAT] = -1
 
 
 @njit(cache=True, inline='always')
