@@ -107,12 +107,16 @@ def enumerate_worlds(info: InfoState, limit: int) -> np.ndarray | None:
     return out
 
 
-def choose(values: np.ndarray, mover_is_declarer: bool, legal: list[int]) -> tuple[list[int], np.ndarray]:
+def choose(values: np.ndarray, mover_is_declarer: bool, legal: list[int],
+           weights: np.ndarray | None = None) -> tuple[list[int], np.ndarray]:
     """Aggregate threshold root values ``(n_worlds, 32)`` (1: the declarer reaches his goal):
-    the legal cards with the most wins for the mover's side, and every card's win count."""
-    wins = (values == 1).sum(axis=0) if mover_is_declarer else (values == 0).sum(axis=0)
-    best = max(int(wins[c]) for c in legal)
-    return [c for c in legal if wins[c] == best], wins
+    the legal cards with the most (weighted) wins for the mover's side, and every card's
+    win count. Worlds whose values are unknown (``-2``: node budget spent) count for nothing."""
+    good = (values == 1) if mover_is_declarer else (values == 0)
+    w = np.ones(len(values)) if weights is None else np.asarray(weights, dtype=np.float64)
+    wins = (good * w[:, None]).sum(axis=0)
+    best = max(float(wins[c]) for c in legal)
+    return [c for c in legal if abs(float(wins[c]) - best) < 1e-9], wins
 
 
 class PIMCAgent:
@@ -136,6 +140,7 @@ class PIMCAgent:
 
     def __init__(self, worlds: int = 32, rule: str = "wins", time_budget: float | None = None,
                  exact_tricks: int = 4, enumerate: bool = True, bidding: str = "rule_based",
+                 inference: bool = False, inference_eps: float = 0.2, oversample: int = 4,
                  log: bool = False, tt_bits: int = 18, **rule_based: Any) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 10_000:
             raise ValueError(f"worlds must be an int in 1..10000, got {worlds!r}")
@@ -151,6 +156,13 @@ class PIMCAgent:
         self.exact_tricks = int(exact_tricks)
         self.enumerate = bool(enumerate)
         self.bidding = bidding
+        if not 0.0 <= inference_eps <= 1.0:
+            raise ValueError(f"inference_eps must be in 0..1, got {inference_eps!r}")
+        if isinstance(oversample, bool) or not isinstance(oversample, int) or not 1 <= oversample <= 64:
+            raise ValueError(f"oversample must be an int in 1..64, got {oversample!r}")
+        self.inference = bool(inference)
+        self.inference_eps = float(inference_eps)
+        self.oversample = int(oversample)
         self.log = bool(log)
         self.decisions: list[dict[str, Any]] = []
         self._delegate = RuleBasedAgent(**rule_based)
@@ -189,8 +201,14 @@ class PIMCAgent:
         mover_decl = obs.seat == obs.declarer
         worlds = enumerate_worlds(info, self.worlds) if self.enumerate else None
         enumerated = worlds is not None
+        weights = None
         if worlds is None:
-            worlds = self._sample(info, t0)
+            if self.inference:
+                worlds = self._inferred_sample(obs, info, t0)
+            else:
+                worlds = self._sample(info, t0)
+        elif self.inference:
+            weights = self._weights(obs, worlds)
         if self.rule == "points" and obs.game_type != NULL:
             pts = self._solver.root_values(worlds, info, mode="exact", progress=False)
             score = self._side_points(pts, mover_decl, legal)
@@ -199,7 +217,7 @@ class PIMCAgent:
             wins = None
         else:
             vals = self._solver.root_values(worlds, info, mode="threshold", threshold=goal, progress=False)
-            tied, wins = choose(vals, mover_decl, legal)
+            tied, wins = choose(vals, mover_decl, legal, weights)
             score = None
             if len(tied) > 1 and obs.game_type != NULL and info_tricks_left(info) <= self.exact_tricks:
                 pts = self._solver.root_values(worlds, info, mode="exact", progress=False)
@@ -215,7 +233,7 @@ class PIMCAgent:
             self.decisions.append({
                 "seat": obs.seat, "trick": 11 - info_tricks_left(info), "worlds": len(worlds),
                 "enumerated": enumerated, "card": card,
-                "wins": None if wins is None else {c: int(wins[c]) for c in legal},
+                "wins": None if wins is None else {c: float(wins[c]) for c in legal},
                 "mean_points": None if score is None else {c: float(score[c]) for c in score},
                 "seconds": time.perf_counter() - t0})
         return card
@@ -232,6 +250,22 @@ class PIMCAgent:
             if time.perf_counter() - t0 > self.time_budget / 2:  # leave half for the solves
                 break
         return np.concatenate(parts)
+
+    def _weights(self, obs: "Observation", worlds: np.ndarray) -> np.ndarray | None:
+        from .pimc_inference import weigh_worlds
+
+        w = weigh_worlds(obs, worlds, self._delegate._params, self.inference_eps)
+        return w if w.sum() > 0 else None
+
+    def _inferred_sample(self, obs: "Observation", info: InfoState, t0: float) -> np.ndarray:
+        """Draw ``oversample x worlds`` candidates, weigh them by the auction, keep
+        ``worlds`` of them drawn in proportion to their weights."""
+        cand = sample_worlds(info, self.worlds * self.oversample, self._gen)
+        w = self._weights(obs, cand)
+        if w is None:
+            return cand[:self.worlds]
+        idx = self._gen.choice(len(cand), size=self.worlds, replace=True, p=w / w.sum())
+        return cand[idx]
 
     @staticmethod
     def _side_points(pts: np.ndarray, mover_decl: bool, cards: list[int]) -> dict[int, float]:

@@ -1,0 +1,145 @@
+"""Inference for PIMC: weight sampled worlds by how well they explain the other players'
+bidding, skat decision and declaration (the idea of Kermit's inference).
+
+A world fixes every hidden card, so it fixes what the other two players held when they
+bid. The model of their decisions is the rule-based player (:mod:`skatsim.kernels.heuristic`):
+replaying the public auction in a world, every decision of another seat that the
+rule-based player would also have made there keeps the world's weight, every other one
+multiplies it by ``eps`` (a soft likelihood: opponents are not rule-based players, and a
+world that explains most of their calls should still count). Worlds are then drawn in
+proportion to their weights.
+
+The declarer's discards are hidden from the defenders, and so is the skat he found: in a
+defender's world his twelve cards are known but not which two were the skat, so the
+weight is the mean over the 66 possibilities (the exact marginal likelihood under a
+uniform skat).
+
+Only bidding, the skat decision, the discard (when the observer is the declarer nothing is
+inferred there) and the declaration are used; card play is already constrained exactly by
+the voids.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numba import njit
+
+from skatsim.actions import DECLARE_BASE, HAND, PICKUP, string_to_action
+from skatsim.contracts import DECLARATIONS, Contract
+from skatsim.kernels import game as G
+from skatsim.kernels.heuristic import rule_based_policy
+
+if TYPE_CHECKING:
+    from skatsim.observation import Observation
+
+__all__ = ["public_actions", "world_weights", "weigh_worlds"]
+
+_DECL_OF_CODE = {c: DECLARE_BASE + i for i, c in enumerate(DECLARATIONS)}
+HIDDEN_DISCARD = -1
+
+
+def public_actions(obs: "Observation") -> np.ndarray:
+    """The actions before the card play as the observer knows them: the auction, the
+    skat decision, the discards (``-1`` where hidden from the observer), the declaration
+    and Kontra/Re. ``int64`` array."""
+    out = [string_to_action(a) for _, a in obs.bids]
+    if obs.declarer is not None and obs.phase not in ("bidding", "skat"):
+        out.append(PICKUP if obs.skat_picked_up else HAND)
+        if obs.skat_picked_up:
+            if obs.discard is not None:  # the declarer himself
+                out += [c for c in sorted(obs.discard.ids())]
+            else:
+                out += [HIDDEN_DISCARD, HIDDEN_DISCARD]
+        if obs.contract is not None:
+            out.append(_DECL_OF_CODE[Contract.parse(obs.contract).code])
+            out += [string_to_action(a) for _, a in obs.kontra]
+    return np.array(out, dtype=np.int64)
+
+
+@njit(cache=True)
+def _replay_weight(st, view, h0, h1, h2, skat, actions, me, params, eps, options) -> float:
+    G.init_state(st, h0, h1, h2, skat, options)
+    w = 1.0
+    pile = skat
+    for k in range(actions.shape[0]):
+        a = actions[k]
+        p = st[G.F_PLAYER]
+        ph = st[G.F_PHASE]
+        if a == HIDDEN_DISCARD:  # the declarer discards: take the world's pile, in order
+            hand = st[G.F_HAND0 + st[G.F_DECLARER]]
+            c = 0
+            while not ((pile >> c) & 1 and (hand >> c) & 1):
+                c += 1
+            pile ^= 1 << c
+            a = c
+        elif p != me and ph != G.PH_DISCARD and ph != G.PH_PLAY and ph != G.PH_KONTRA:
+            G.mask_view(st, p, view)
+            b, _ = rule_based_policy(view, p, params, 1)
+            if b != a:
+                w *= eps
+        if not G.is_legal(st, a):  # the world cannot carry this history
+            return 0.0
+        G.apply_action(st, a)
+    return w
+
+
+@njit(cache=True)
+def world_weights(dealt, actions, me, params, eps, options, marginal_seat, out) -> None:
+    """``out[i]``: the weight of world ``i`` (``dealt[i]`` = dealt hands of seats 0..2 and
+    the dealt skat) under the rule-based model of the other seats' pre-play ``actions``
+    (``-1``: a hidden discard). With ``marginal_seat >= 0`` (a declarer who picked up a skat
+    the observer never saw) the dealt skat is unknown: the weight is the mean over the 66
+    ways two of his twelve cards (dealt hand + skat) were the skat."""
+    st = np.zeros(G.N_FIELDS, dtype=np.int64)
+    view = np.zeros(G.N_FIELDS, dtype=np.int64)
+    h = np.zeros(3, dtype=np.int64)
+    for i in range(dealt.shape[0]):
+        if marginal_seat < 0:
+            out[i] = _replay_weight(st, view, dealt[i, 0], dealt[i, 1], dealt[i, 2], dealt[i, 3], actions, me,
+                                    params, eps, options)
+            continue
+        twelve = dealt[i, marginal_seat] | dealt[i, 3]
+        total = 0.0
+        n = 0
+        m1 = twelve
+        while m1:
+            b1 = m1 & -m1
+            m1 ^= b1
+            m2 = m1
+            while m2:
+                b2 = m2 & -m2
+                m2 ^= b2
+                for q in range(3):
+                    h[q] = dealt[i, q]
+                h[marginal_seat] = twelve & ~(b1 | b2)
+                total += _replay_weight(st, view, h[0], h[1], h[2], b1 | b2, actions, me, params, eps, options)
+                n += 1
+        out[i] = total / n
+
+
+def weigh_worlds(obs: "Observation", worlds: np.ndarray, params: np.ndarray, eps: float) -> np.ndarray:
+    """Weights of ``worlds`` (``(n, 4)``: hands now and the skat pile, as sampled) for
+    ``obs.seat``: the dealt hands are the hands now plus the cards each seat played; a
+    declarer who picked up found the pile (his discards) in the skat unless the observer
+    is that declarer (then the true dealt skat is known)."""
+    v = obs.view
+    dealt = np.array(worlds, dtype=np.int64, copy=True)
+    for q in range(3):
+        dealt[:, q] |= int(v[G.F_PLAYED0 + q])
+    d = obs.declarer
+    marginal = -1
+    if d is not None and obs.skat_picked_up:
+        if d == obs.seat:
+            found = int(v[G.F_DEALT_SKAT])
+            dealt[:, d] = (dealt[:, d] | dealt[:, 3]) & ~found
+            dealt[:, 3] = found
+        else:  # which two of his twelve cards were the skat is unknown: average over them
+            marginal = d
+    acts = public_actions(obs)
+    out = np.empty(len(dealt), dtype=np.float64)
+    world_weights(dealt, acts, obs.seat, np.ascontiguousarray(params, dtype=np.float64), float(eps),
+                  int(v[G.F_OPTIONS]), marginal, out)
+    return out
+
