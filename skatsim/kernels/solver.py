@@ -412,6 +412,22 @@ def value_of(W, m: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def _cheapest(W, h: int, k: int) -> int:
+    """Sum of the ``k`` lowest card values in rank mask ``h`` (``k <= popcount(h)``)."""
+    k -= popcount(h & W[W_LOV])
+    out = 0
+    for j, v in ((4, 2), (3, 3), (2, 4), (1, 10), (0, 11)):
+        if k <= 0:
+            break
+        c = popcount(h & W[W_PM + j])
+        if c > k:
+            c = k
+        out += c * v
+        k -= c
+    return out
+
+
+@njit(cache=True, inline="always")
 def _tt_index(ha: int, hb: int, hc: int, leader: int, mask: int) -> int:
     """Table slot of a position: a multiplicative hash of the three hands and the leader
     that stays below 2**63, so numba and plain Python (``NUMBA_DISABLE_JIT=1``) compute
@@ -491,27 +507,32 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
     bmax = drel == 1
     cmax = drel == 2
     if nfix == 0 and not inv:
-        # trumps above every trump of the other side win their tricks
+        # trumps above every trump of the other side win their tricks, one trick each
+        # (the defenders' two hands may put two of theirs into one trick); the other side
+        # adds a card to each of those tricks, at least its cheapest ones
         tr = W[W_TRUMPS]
         if drel == 0:
-            xt = ha & tr
-            dt = (hb | hc) & tr
+            hx, hd1, hd2 = ha, hb, hc
         elif drel == 1:
-            xt = hb & tr
-            dt = (ha | hc) & tr
+            hx, hd1, hd2 = hb, hc, ha
         else:
-            xt = hc & tr
-            dt = (ha | hb) & tr
+            hx, hd1, hd2 = hc, ha, hb
+        xt = hx & tr
+        dt = (hd1 | hd2) & tr
         if dt != 0:
             sure_d = dt & ~((2 << msb(xt)) - 1) if xt != 0 else dt
             if sure_d != 0:
-                ub = rem - value_of(W, sure_d) - tb
+                k1 = popcount(sure_d & hd1)
+                k2 = popcount(sure_d & hd2)
+                kd = k1 if k1 > k2 else k2
+                ub = rem - value_of(W, sure_d) - tb * kd - _cheapest(W, hx, kd)
                 if alpha >= ub:
                     return ub
         if xt != 0:
             sure_x = xt & ~((2 << msb(dt)) - 1) if dt != 0 else xt
             if sure_x != 0:
-                lb0 = value_of(W, sure_x) + tb * popcount(sure_x)
+                kx = popcount(sure_x)
+                lb0 = value_of(W, sure_x) + tb * kx + _cheapest(W, hd1, kx) + _cheapest(W, hd2, kx)
                 if beta <= lb0:
                     return lb0
 
