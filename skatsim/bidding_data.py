@@ -1,0 +1,591 @@
+"""Bidding labels: what each candidate contract is worth for a dealt hand.
+
+A generator deals hands and labels every seat's ten cards with the outcome of each
+candidate contract, estimated over ``worlds`` sampled worlds (the other 22 cards dealt
+uniformly to the two other hands and the skat):
+
+- ``labeler="solver"`` (default): the open-hand solver (threshold searches: 61, then 90
+  when won; null: no trick). Adaptive: after ``min_worlds`` worlds a contract that has
+  won none is not solved further (its label rests on those worlds; ``n_<c>`` says how many).
+- ``labeler="rule_based"``: the contract is played out by the rule-based player
+  (:mod:`skatsim.kernels.heuristic`) in all three seats, information-safe (each seat
+  plays from its masked view): the labels match rule-based card play.
+
+Pickups: the declarer takes the world's skat and discards with the rule-based player's
+greedy discard for that game (:func:`discard_for`, the same code as its real discard).
+Hand games: the dealt ten play, the skat's points and jacks count for the declarer.
+
+Candidate contracts :data:`CONTRACTS` (ISS tokens): ``D H S C G N`` after a pickup and
+``DH HH SH CH GH NH`` hand. Announcements are derivable from the stored per-world
+outcomes: a hand game with schneider announced is won in the worlds with outcome >= 2
+(:func:`expected_at_bid` with ``schneider_announced=True``). Schwarz announcements and
+suit ouvert are not labelled (the threshold searches stop at 90 points).
+
+Seeds: deal ``i`` has the seed ``derive_seed(seed, i)`` and is dealt by
+:func:`skatsim.deal.deal`; the worlds of seat ``s`` come from
+``numpy.random.default_rng([deal_seed, s])``. A row depends only on (config, deal index,
+seat), not on shards, workers or the order of work.
+
+Storage: :func:`generate` writes ``shard-00000.parquet ...`` (``shard_size`` deals each,
+written to a temporary name and renamed, so a shard is complete or absent) and
+``manifest.json`` (the generating config, the schema version, package versions and the
+finished shards). Run it again on the same directory to resume: finished shards are
+skipped; a different config is refused. :func:`read_labels` loads a directory.
+
+Schema (one row per dealt hand and seat; ``<c>`` is a contract token, ``<g>`` a game
+letter ``D H S C G``):
+
+==================  ==============  ======================================================
+column              type            meaning
+==================  ==============  ======================================================
+source              string          ``"solver"``, ``"rule_based"`` (later ``"iss"``: human
+                                    records, one contract observed per row)
+deal_index          int64           index of the deal in the run
+deal_seed           int64           ``derive_seed(seed, deal_index)``
+seat                int8            0 forehand, 1 middlehand, 2 rearhand (the declarer)
+hand                int64           the ten dealt cards (card mask, :mod:`skatsim.cards`)
+auction             string          the bidding before the seat's decision ("" here; ISS)
+declared            string          contract actually played (null here; ISS)
+n_worlds            int16           worlds sampled for the row
+p_<c>               float32         win probability (fraction of solved worlds won)
+e_list_<c>          float32         expected list score at the contract's own value
+                                    (no overbid: value = base x (matadors + 1 [+ hand]
+                                    [+ schneider] [+ schwarz]), lost: -2 x value)
+e_sf_<c>            float32         expected Seeger-Fabian score of the declarer
+                                    (``e_list + 50 (2p - 1)``; defenders' +40 not included)
+n_<c>               int16           worlds in which the contract was solved / played
+res_<c>             list<int8>      outcome per solved world: -1 lost schneidered (<= 30,
+                                    rule-based only), 0 lost, 1 won, 2 won schneider
+                                    (>= 90), 3 won schwarz (rule-based only); null: 0/1
+mat_<g>             list<int8>      per world (all ``n_worlds``): matadors (absolute) of the
+                                    ten cards + the world's skat in game ``g``
+==================  ==============  ======================================================
+
+The value at any bid follows: world ``w`` of contract ``c`` is worth ``base x
+(mat_<g>[w] + 1 + hand + levels(res_<c>[w]))`` (null: 23 / 35); below the bid it is an
+overbid (lost, charged the bid rounded up to a multiple of the base).
+:func:`expected_at_bid` computes it.
+
+>>> cfg = LabelConfig(n_deals=1, worlds=4, seed=3, labeler="rule_based")
+>>> rows = label_deal(0, cfg)
+>>> len(rows), sorted(rows[0])[:3], rows[0]["n_worlds"]
+(3, ['auction', 'deal_index', 'deal_seed'], 4)
+>>> all(0.0 <= r["p_G"] <= 1.0 for r in rows)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from numba import njit
+
+from .bits import derive_seed, popcount
+from .cards import ALL_CARDS, card_points
+from .contracts import BASE_VALUES, HAND, NULL_VALUES, OUVERT
+from .deal import deal as _deal
+from .kernels import game as G
+from .kernels import policies as P
+from .kernels.heuristic import _greedy_discard, params_array
+from .rules import GRAND, NULL
+from .scoring import matadors_of
+
+__all__ = [
+    "CONTRACTS", "CONTRACT_GAME", "CONTRACT_HAND", "GAME_LETTERS", "SCHEMA_VERSION", "LabelConfig",
+    "label_hand", "label_deal", "generate", "read_labels", "expected_at_bid", "contract_value",
+    "discard_for", "sample_worlds_for_hand", "label_columns", "config_hash", "run_shard", "data_hash", "main",
+]
+
+SCHEMA_VERSION = 1
+GAME_LETTERS = ("D", "H", "S", "C", "G", "N")
+#: The candidate contracts (ISS tokens): six after a pickup, then six hand games.
+CONTRACTS: tuple[str, ...] = tuple(GAME_LETTERS) + tuple(g + "H" for g in GAME_LETTERS)
+CONTRACT_GAME: tuple[int, ...] = tuple(range(6)) * 2
+CONTRACT_HAND: tuple[bool, ...] = (False,) * 6 + (True,) * 6
+_LABELERS = ("solver", "rule_based")
+_RB_PARAMS = params_array()
+
+
+@dataclass(frozen=True)
+class LabelConfig:
+    """What :func:`generate` labels and how.
+
+    Args:
+        n_deals: deals (each gives ``len(seats)`` rows).
+        seed: master seed (deal ``i``: ``derive_seed(seed, i)``).
+        worlds: worlds sampled per hand.
+        labeler: ``"solver"`` (open-hand threshold searches) or ``"rule_based"`` (play-outs).
+        min_worlds: solver only: a contract that won none of its first ``min_worlds``
+            worlds is not solved further (0: always all worlds).
+        schneider: solver only: also ask for 90 points in the worlds that are won.
+        seats: the seats labelled per deal.
+        shard_size: deals per parquet shard (the unit of work and of resuming).
+        tt_bits: the solver's transposition-table size (log2 entries).
+    """
+
+    n_deals: int = 1000
+    seed: int = 0
+    worlds: int = 16
+    labeler: str = "solver"
+    min_worlds: int = 4
+    schneider: bool = True
+    seats: tuple[int, ...] = (0, 1, 2)
+    shard_size: int = 50
+    tt_bits: int = 18
+
+    def __post_init__(self) -> None:
+        if self.labeler not in _LABELERS:
+            raise ValueError(f"labeler must be one of {_LABELERS}, got {self.labeler!r}")
+        for name in ("n_deals", "worlds", "shard_size"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be a positive int, got {v!r}")
+        if not self.seats or any(s not in (0, 1, 2) for s in self.seats):
+            raise ValueError(f"seats must be a non-empty subset of (0, 1, 2), got {self.seats!r}")
+        object.__setattr__(self, "seats", tuple(int(s) for s in self.seats))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["seats"] = list(self.seats)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "LabelConfig":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown label config key(s) {unknown}; known: {sorted(known)}")
+        d = dict(d)
+        if "seats" in d:
+            d["seats"] = tuple(d["seats"])
+        return cls(**d)
+
+
+def config_hash(cfg: LabelConfig) -> str:
+    """A short hash of the generating config (what makes the rows)."""
+    return hashlib.sha256(json.dumps(cfg.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def label_columns() -> list[str]:
+    """The column names of a label table, in order."""
+    cols = ["source", "deal_index", "deal_seed", "seat", "hand", "auction", "declared", "n_worlds"]
+    for c in CONTRACTS:
+        cols += [f"p_{c}", f"e_list_{c}", f"e_sf_{c}", f"n_{c}", f"res_{c}"]
+    cols += [f"mat_{g}" for g in GAME_LETTERS[:5]]
+    return cols
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def contract_value(game: int, hand: bool, mat: int, level: int = 0) -> int:
+    """Game value of a won contract: ``base x (mat + 1 + hand + level)`` (``level``: the
+    schneider / schwarz levels), or the null value (23, 35 hand)."""
+    if game == NULL:
+        return NULL_VALUES[int(bool(hand))]
+    return BASE_VALUES[game] * (int(mat) + 1 + int(bool(hand)) + int(level))
+
+
+def discard_for(twelve: int, game: int) -> int:
+    """The two cards (a mask) the rule-based player's greedy plan discards from ``twelve``
+    for ``game`` (``kernels.heuristic._greedy_discard``, applied twice)."""
+    c1 = int(_greedy_discard(int(twelve), int(game), _RB_PARAMS))
+    c2 = int(_greedy_discard(int(twelve) & ~(1 << c1), int(game), _RB_PARAMS))
+    return (1 << c1) | (1 << c2)
+
+
+def sample_worlds_for_hand(hand: int, seat: int, n: int, gen: np.random.Generator) -> np.ndarray:
+    """``int64 (n, 4)``: hands of seats 0, 1, 2 and the skat per world; ``seat`` holds
+    ``hand``, the other 22 cards are dealt uniformly."""
+    unseen = np.array([c for c in range(32) if not (hand >> c) & 1], dtype=np.int64)
+    if len(unseen) != 22:
+        raise ValueError(f"a hand has 10 cards, got {popcount(hand)}")
+    bits = np.left_shift(np.int64(1), unseen)
+    out = np.zeros((n, 4), np.int64)
+    others = [(seat + 1) % 3, (seat + 2) % 3]
+    for w in range(n):
+        perm = gen.permutation(22)
+        out[w, seat] = hand
+        out[w, others[0]] = bits[perm[:10]].sum()
+        out[w, others[1]] = bits[perm[10:20]].sum()
+        out[w, 3] = bits[perm[20:]].sum()
+    return out
+
+
+@njit(cache=True)
+def _rb_playouts(worlds, seat, game, hand_game, params, out_points, out_tricks):
+    """Play each world's contract out with the rule-based player in every seat (each
+    from its masked view). Writes the declarer's card points (skat included) and tricks."""
+    st = np.zeros(G.N_FIELDS, np.int64)
+    view = np.zeros(G.N_FIELDS, np.int64)
+    for w in range(worlds.shape[0]):
+        st[:] = 0
+        h0, h1, h2, sk = worlds[w, 0], worlds[w, 1], worlds[w, 2], worlds[w, 3]
+        st[G.F_HAND0] = h0
+        st[G.F_HAND1] = h1
+        st[G.F_HAND2] = h2
+        st[G.F_DEALT0] = h0
+        st[G.F_DEALT1] = h1
+        st[G.F_DEALT2] = h2
+        st[G.F_DEALT_SKAT] = sk
+        pile = sk
+        if not hand_game:
+            twelve = worlds[w, seat] | sk
+            c1 = _greedy_discard(twelve, game, params)
+            c2 = _greedy_discard(twelve & ~(1 << c1), game, params)
+            pile = (1 << c1) | (1 << c2)
+            st[G.F_HAND0 + seat] = twelve & ~pile
+            st[G.F_PICKED] = 1
+            st[G.F_DISCARDS] = 2
+        st[G.F_SKAT] = pile
+        st[G.F_PHASE] = G.PH_PLAY
+        st[G.F_GAME] = game
+        st[G.F_FLAGS] = 1 if hand_game else 0
+        st[G.F_DECLARER] = seat
+        st[G.F_BID_IDX] = 0
+        st[G.F_BID] = 18
+        st[G.F_LEADER] = 0
+        st[G.F_PLAYER] = 0
+        st[G.F_LAST_WINNER] = -1
+        st[G.F_KONTRA_BY] = -1
+        rng = np.int64(w + 1)
+        while st[G.F_PHASE] == G.PH_PLAY:
+            p = st[G.F_PLAYER]
+            G.mask_view(st, p, view)
+            a, rng = P.act(1, view, p, params, rng)
+            G._apply_play(st, a)
+        out_points[w] = st[G.F_POINTS0 + seat] + card_points(pile)
+        out_tricks[w] = st[G.F_TRICKS0 + seat]
+
+
+def _outcome(game: int, points: int, tricks: int) -> int:
+    if game == NULL:
+        return int(tricks == 0)
+    if points >= 61:
+        return 3 if tricks == 10 else (2 if points >= 90 else 1)
+    return -1 if points <= 30 else 0
+
+
+def _levels(res: np.ndarray) -> np.ndarray:
+    """Schneider / schwarz levels of per-world outcomes (lost schneidered counts one)."""
+    return (res >= 2).astype(np.int64) + (res >= 3) + (res == -1)
+
+
+def _summaries(game: int, hand: bool, res: np.ndarray, mat: np.ndarray) -> tuple[float, float, float]:
+    """``(p, e_list, e_sf)`` of one contract from its per-world outcomes."""
+    if len(res) == 0:
+        return 0.0, 0.0, 0.0
+    won = res >= 1
+    if game == NULL:
+        v = np.full(len(res), NULL_VALUES[int(hand)], np.int64)
+    else:
+        v = BASE_VALUES[game] * (mat[:len(res)] + 1 + int(hand) + _levels(res))
+    lst = np.where(won, v, -2 * v)
+    p = float(won.mean())
+    e = float(lst.mean())
+    return p, e, e + 50.0 * (2 * p - 1)
+
+
+# ----------------------------------------------------------------------------- labelling
+
+
+def label_hand(hand: int, seat: int, worlds: np.ndarray, cfg: LabelConfig, solver: Any = None) -> dict[str, Any]:
+    """The label columns (``n_worlds``, ``p_* e_list_* e_sf_* n_* res_* mat_*``) of ``seat``
+    holding ``hand`` over ``worlds`` (``(n, 4)`` as :func:`sample_worlds_for_hand`)."""
+    n = len(worlds)
+    row: dict[str, Any] = {"n_worlds": n}
+    mats = {}
+    for g in range(5):
+        mats[g] = np.array([abs(int(matadors_of(int(hand | worlds[w, 3]), g))) for w in range(n)], np.int64)
+        row[f"mat_{GAME_LETTERS[g]}"] = mats[g].astype(np.int8).tolist()
+    if cfg.labeler == "solver" and solver is None:
+        from .solver import Solver
+
+        solver = Solver(tt_bits=cfg.tt_bits)
+    pts = np.zeros(n, np.int64)
+    trk = np.zeros(n, np.int64)
+    for c, g, hg in zip(CONTRACTS, CONTRACT_GAME, CONTRACT_HAND):
+        if cfg.labeler == "rule_based":
+            _rb_playouts(worlds, seat, g, hg, _RB_PARAMS, pts, trk)
+            res = np.array([_outcome(g, int(pts[w]), int(trk[w])) for w in range(n)], np.int64)
+        else:
+            res = _solve_contract(hand, seat, g, hg, worlds, cfg, solver)
+        p, e, sf = _summaries(g, hg, res, mats.get(g, np.zeros(n, np.int64)))
+        row[f"p_{c}"], row[f"e_list_{c}"], row[f"e_sf_{c}"] = p, e, sf
+        row[f"n_{c}"] = len(res)
+        row[f"res_{c}"] = res.astype(np.int8).tolist()
+    return row
+
+
+def _solve_contract(hand: int, seat: int, game: int, hand_game: bool, worlds: np.ndarray, cfg: LabelConfig,
+                    solver: Any) -> np.ndarray:
+    from .solver import Position
+
+    out = []
+    wins = 0
+    for w in range(len(worlds)):
+        if cfg.min_worlds and w == cfg.min_worlds and wins == 0:
+            break
+        hs = [int(worlds[w, 0]), int(worlds[w, 1]), int(worlds[w, 2])]
+        pile = int(worlds[w, 3])
+        if not hand_game:
+            twelve = hand | pile
+            pile = discard_for(twelve, game)
+            hs[seat] = twelve & ~pile
+        pos = Position((hs[0], hs[1], hs[2]), pile, game, seat, (), 0, 0, 0)
+        if game == NULL:
+            r = int(bool(solver.solve(pos, mode="threshold", threshold="null").declarer_wins))
+        else:
+            r = int(bool(solver.solve(pos, mode="threshold", threshold=61).declarer_wins))
+            if r and cfg.schneider and solver.solve(pos, mode="threshold", threshold=90).declarer_wins:
+                r = 2
+        wins += r > 0
+        out.append(r)
+    return np.array(out, np.int64)
+
+
+def label_deal(deal_index: int, cfg: LabelConfig, solver: Any = None) -> list[dict[str, Any]]:
+    """The rows of deal ``deal_index`` (one per seat in ``cfg.seats``)."""
+    ds = derive_seed(cfg.seed, deal_index)
+    masks = _deal(ds).masks()
+    rows = []
+    for s in cfg.seats:
+        gen = np.random.default_rng([ds, s])
+        worlds = sample_worlds_for_hand(masks[s], s, cfg.worlds, gen)
+        row = {"source": cfg.labeler, "deal_index": int(deal_index), "deal_seed": int(ds), "seat": int(s),
+               "hand": int(masks[s]), "auction": "", "declared": None}
+        row.update(label_hand(masks[s], s, worlds, cfg, solver))
+        rows.append(row)
+    return rows
+
+
+# ----------------------------------------------------------------------------- storage
+
+
+def _arrow_schema() -> Any:
+    import pyarrow as pa
+
+    fields = [("source", pa.string()), ("deal_index", pa.int64()), ("deal_seed", pa.int64()), ("seat", pa.int8()),
+              ("hand", pa.int64()), ("auction", pa.string()), ("declared", pa.string()), ("n_worlds", pa.int16())]
+    for c in CONTRACTS:
+        fields += [(f"p_{c}", pa.float32()), (f"e_list_{c}", pa.float32()), (f"e_sf_{c}", pa.float32()),
+                   (f"n_{c}", pa.int16()), (f"res_{c}", pa.list_(pa.int8()))]
+    fields += [(f"mat_{g}", pa.list_(pa.int8())) for g in GAME_LETTERS[:5]]
+    return pa.schema(fields, metadata={"skatsim.bidding_schema": str(SCHEMA_VERSION)})
+
+
+def _shard_path(out: Path, k: int) -> Path:
+    return out / f"shard-{k:05d}.parquet"
+
+
+def run_shard(cfg: LabelConfig, k: int, out_dir: str) -> tuple[int, int, float]:
+    """Label shard ``k`` and write it atomically: ``(k, rows, seconds)``. The unit of work
+    of every backend (a Ray task would call exactly this)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t0 = time.perf_counter()
+    solver = None
+    if cfg.labeler == "solver":
+        from .solver import Solver
+
+        solver = Solver(tt_bits=cfg.tt_bits)
+    lo, hi = k * cfg.shard_size, min(cfg.n_deals, (k + 1) * cfg.shard_size)
+    rows: list[dict[str, Any]] = []
+    for i in range(lo, hi):
+        rows += label_deal(i, cfg, solver)
+    table = pa.Table.from_pylist(rows, schema=_arrow_schema())
+    out = Path(out_dir)
+    tmp = out / f".shard-{k:05d}.{os.getpid()}.tmp"
+    pq.write_table(table, tmp)
+    os.replace(tmp, _shard_path(out, k))
+    return k, len(rows), time.perf_counter() - t0
+
+
+def _warm_up(cfg: LabelConfig) -> None:
+    small = dataclasses.replace(cfg, worlds=1, min_worlds=0)
+    label_deal(0, small)
+
+
+def _versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {}
+    for p in ("skatsim", "numpy", "numba", "pyarrow"):
+        try:
+            out[p] = md.version(p)
+        except md.PackageNotFoundError:  # pragma: no cover
+            out[p] = "?"
+    return out
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(obj, indent=1, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def generate(out_dir: str | os.PathLike, cfg: LabelConfig, *, workers: int = 1, progress: bool = True,
+             backend: str = "local") -> Path:
+    """Label ``cfg.n_deals`` deals into ``out_dir`` (shards + ``manifest.json``), resuming
+    a partial run of the same config. ``workers`` local processes (``backend="local"``;
+    other backends plug in at :func:`run_shard`). Returns the directory."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    man_path = out / "manifest.json"
+    n_shards = -(-cfg.n_deals // cfg.shard_size)
+    if man_path.exists():
+        man = json.loads(man_path.read_text())
+        if man.get("config") != cfg.to_dict():
+            raise ValueError(f"{out} holds labels of another config ({man.get('config')}); "
+                             f"use a new directory or the same config to resume")
+    else:
+        man = {"config": cfg.to_dict(), "config_hash": config_hash(cfg), "schema_version": SCHEMA_VERSION,
+               "columns": label_columns(), "versions": _versions(), "shards": {}, "n_shards": n_shards}
+        _write_json(man_path, man)
+    done = {int(k) for k in man["shards"] if _shard_path(out, int(k)).exists()}
+    todo = [k for k in range(n_shards) if k not in done]
+    if backend != "local":
+        raise ValueError(f"backend must be 'local' (a Ray backend maps run_shard), got {backend!r}")
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=cfg.n_deals, initial=sum(min(cfg.shard_size, cfg.n_deals - k * cfg.shard_size)
+                                                  for k in done), unit="deal", desc=f"labels ({cfg.labeler})")
+
+    def _record(k: int, n: int, secs: float) -> None:
+        man["shards"][str(k)] = {"rows": n, "seconds": round(secs, 3)}
+        _write_json(man_path, man)
+        if bar is not None:
+            bar.update(n // len(cfg.seats))
+
+    try:
+        if workers <= 1 or len(todo) <= 1:
+            for k in todo:
+                _record(*run_shard(cfg, k, str(out)))
+        else:
+            _warm_up(cfg)  # compile once here: forked workers inherit the machine code
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
+                futs = [ex.submit(run_shard, cfg, k, str(out)) for k in todo]
+                for f in as_completed(futs):
+                    _record(*f.result())
+    finally:
+        if bar is not None:
+            bar.close()
+    man["complete"] = len(man["shards"]) == n_shards
+    man["rows"] = sum(v["rows"] for v in man["shards"].values())
+    man["label_seconds"] = round(sum(v["seconds"] for v in man["shards"].values()), 3)
+    _write_json(man_path, man)
+    return out
+
+
+def read_labels(path: str | os.PathLike | Iterable[str | os.PathLike]) -> Any:
+    """A label directory (or several) as one pandas DataFrame, sorted by deal and seat."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    parts = []
+    for p in paths:
+        files = sorted(Path(p).glob("shard-*.parquet"))
+        if not files:
+            raise FileNotFoundError(f"no label shards in {p}")
+        parts += [pq.read_table(f).to_pandas() for f in files]
+    df = pd.concat(parts, ignore_index=True)
+    return df.sort_values(["source", "deal_index", "seat"], kind="stable").reset_index(drop=True)
+
+
+def data_hash(df: Any) -> str:
+    """A content hash of a label table (hands and summary labels), for checkpoints."""
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(df["hand"].to_numpy(np.int64)).tobytes())
+    for c in CONTRACTS:
+        h.update(np.ascontiguousarray(df[f"p_{c}"].to_numpy(np.float32)).tobytes())
+    return h.hexdigest()[:16]
+
+
+# ----------------------------------------------------------------------------- derived values
+
+
+def expected_at_bid(row: Any, contract: str, bid: int, *, schneider_announced: bool = False,
+                    defender_bonus: float = 0.0) -> float:
+    """Expected Seeger-Fabian score of the declarer playing ``contract`` at ``bid``, from a
+    row's per-world outcomes (``res_<c>``, ``mat_<g>``). An overbid world is lost and
+    charged the bid rounded up to the base. ``schneider_announced`` (hand suit / grand):
+    won needs 90 (outcome >= 2) and adds two levels. ``defender_bonus``: subtract this
+    per defender point of a lost game (40 x 2 = 80 for the declarer's relative score)."""
+    i = CONTRACTS.index(contract)
+    g, hg = CONTRACT_GAME[i], CONTRACT_HAND[i]
+    res = np.asarray(row[f"res_{contract}"], np.int64)
+    if len(res) == 0:
+        return float("nan")
+    if g == NULL:
+        v = np.full(len(res), NULL_VALUES[int(hg)], np.int64)
+        base = v
+        won = res >= 1
+    else:
+        mat = np.asarray(row[f"mat_{GAME_LETTERS[g]}"], np.int64)[:len(res)]
+        lv = _levels(res)
+        if schneider_announced:
+            if not hg:
+                raise ValueError("schneider can only be announced in a hand game")
+            won = res >= 2
+            lv = 2 + (res >= 3)
+        else:
+            won = res >= 1
+        base = np.full(len(res), BASE_VALUES[g], np.int64)
+        v = base * (mat + 1 + int(hg) + lv)
+    over = v < bid
+    charged = np.where(over, base * -(-bid // base), v)
+    won = won & ~over
+    lst = np.where(won, charged, -2 * charged)
+    sf = lst + np.where(won, 50, -50) - np.where(won, 0, 2 * defender_bonus)
+    return float(sf.mean())
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m skatsim.bidding_data --out DIR [--deals N --worlds W --labeler L ...]``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m skatsim.bidding_data",
+                                 description="Label dealt hands with the outcome of every candidate contract "
+                                             "(parquet shards + manifest.json; resumable).")
+    ap.add_argument("--out", required=True, help="output directory (resumed if it holds the same config)")
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--worlds", type=int, default=16)
+    ap.add_argument("--labeler", choices=_LABELERS, default="solver")
+    ap.add_argument("--min-worlds", type=int, default=4)
+    ap.add_argument("--shard-size", type=int, default=50)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--no-progress", action="store_true")
+    a = ap.parse_args(argv)
+    cfg = LabelConfig(n_deals=a.deals, seed=a.seed, worlds=a.worlds, labeler=a.labeler, min_worlds=a.min_worlds,
+                      shard_size=a.shard_size)
+    t0 = time.perf_counter()
+    out = generate(a.out, cfg, workers=a.workers, progress=not a.no_progress)
+    man = json.loads((out / "manifest.json").read_text())
+    dt = time.perf_counter() - t0
+    print(f"{man['rows']} labelled hands in {out} ({man['label_seconds']:.1f} s of labelling, "
+          f"{man['rows'] / max(man['label_seconds'], 1e-9):.1f} hands/s/core; wall {dt:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
