@@ -1,0 +1,77 @@
+"""Run directories for experiments: ``runs/<study>__<seed>__<time>/``.
+
+Every study script loads a JSON config into a typed dataclass, makes a run directory,
+writes ``config.json`` (the config plus package versions and the command line),
+``results.parquet`` (the study's table) and ``summary.md`` (what it printed), so a run can
+be read back and compared later. ``runs/`` is git-ignored; ``experiments/RESULTS.md``
+records the runs we report, with their commands.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any, TypeVar
+
+ROOT = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
+
+
+def load_config(cls: type[T], path: str | Path | None, overrides: dict[str, Any] | None = None) -> T:
+    """A dataclass ``cls`` from a JSON file (unknown keys are refused), then ``overrides``."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        data = json.loads(Path(path).read_text())
+    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise SystemExit(f"unknown config key(s) {unknown} for {cls.__name__}; known: {sorted(names)}")
+    return cls(**data)
+
+
+def versions() -> dict[str, str]:
+    import numba
+    import numpy
+    import pandas
+
+    import skatsim
+
+    out = {"python": platform.python_version(), "skatsim": skatsim.__version__, "numpy": numpy.__version__,
+           "numba": numba.__version__, "pandas": pandas.__version__, "machine": platform.machine(),
+           "processor": platform.processor() or ""}
+    try:
+        import subprocess
+
+        out["commit"] = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                       capture_output=True, text=True, timeout=5).stdout.strip()
+    except Exception:  # pragma: no cover - no git
+        pass
+    return out
+
+
+def make_run_dir(study: str, seed: int, root: str | Path | None = None) -> Path:
+    """``runs/<study>__<seed>__<YYYYmmdd-HHMMSS>/`` (created; a suffix keeps it unique)."""
+    base = Path(root) if root is not None else ROOT / "runs"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = base / f"{study}__{seed}__{stamp}"
+    k = 1
+    while path.exists():
+        k += 1
+        path = base / f"{study}__{seed}__{stamp}-{k}"
+    path.mkdir(parents=True)
+    return path
+
+
+def write_config(run_dir: Path, config: Any) -> None:
+    d = dataclasses.asdict(config) if dataclasses.is_dataclass(config) else dict(config)
+    record = {"config": d, "versions": versions(), "argv": sys.argv}
+    (run_dir / "config.json").write_text(json.dumps(record, indent=2, default=str))
+
+
+def write_summary(run_dir: Path, title: str, text: str) -> None:
+    (run_dir / "summary.md").write_text(f"# {title}\n\n```\n{text}\n```\n")

@@ -1,0 +1,85 @@
+"""Study: PIMC strength and speed against the rule-based player as a function of the worlds.
+
+    .venv/bin/python experiments/pimc_worlds_sweep.py --config experiments/configs/pimc_worlds_sweep.json
+
+For each number of worlds, a duplicate tournament ``pimc:worlds=W`` vs ``rule_based`` (the
+same rule-based bidding on both sides, so the figure measures card play) on the same
+boards. Writes ``runs/pimc_worlds_sweep__<seed>__<time>/`` with ``results.parquet`` (one
+row per worlds setting: Seeger-Fabian difference per game with its 95% CI, PIMC's
+declarer win rate, decision seconds per game) and ``summary.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from experiments._runs import load_config, make_run_dir, write_config, write_summary  # noqa: E402
+
+
+@dataclass
+class Config:
+    study: str = "pimc_worlds_sweep"
+    worlds: list[int] = field(default_factory=lambda: [4, 8, 16, 32, 64])
+    #: extra PIMC parameters, e.g. {"inference": true}
+    pimc: dict = field(default_factory=dict)
+    opponent: str = "rule_based"
+    n_deals: int = 200
+    seed: int = 1
+    workers: int = 2
+
+
+def run(cfg: Config, root: str | None = None) -> Path:
+    import pandas as pd
+
+    from agents import run_tournament
+
+    run_dir = make_run_dir(cfg.study, cfg.seed, root)
+    write_config(run_dir, cfg)
+    rows = []
+    for w in cfg.worlds:
+        params = ",".join(f"{k}={v}" for k, v in {"worlds": w, **cfg.pimc}.items())
+        spec = f"pimc:{params}"
+        t0 = time.perf_counter()
+        res = run_tournament([spec, cfg.opponent], cfg.n_deals, seed=cfg.seed, workers=cfg.workers,
+                             progress=True)
+        dt = time.perf_counter() - t0
+        h = res.head_to_head().iloc[0]
+        s = res.summary()
+        mine = s.iloc[0]
+        times = res.games[[f"time_{i}" for i in range(3)]]
+        pimc_seat = res.games[[f"agent_{i}" for i in range(3)]].eq(res.summary().index[0])
+        rows.append({"worlds": w, "boards": cfg.n_deals, "games": len(res.games),
+                     "sf_diff_per_game": float(h["sf_diff_per_game"]), "sf_diff_ci": float(h["sf_diff_per_game_ci"]),
+                     "pimc_sf_per_game": float(mine["sf_per_game"]),
+                     "pimc_declarer_win_rate": float(mine["declarer_win_rate"]),
+                     "pimc_seconds_per_seat_game": float(times.where(pimc_seat.to_numpy()).stack().mean()),
+                     "wall_seconds": dt})
+        print(rows[-1])
+        pd.DataFrame(rows).to_parquet(run_dir / "results.parquet")  # after every setting: partial results survive
+    table = pd.DataFrame(rows)
+    text = table.to_string(index=False, float_format=lambda x: f"{x:.3f}")
+    write_summary(run_dir, f"PIMC worlds sweep vs {cfg.opponent}", text)
+    print(text)
+    print(f"run directory: {run_dir}")
+    return run_dir
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--config")
+    p.add_argument("--n-deals", type=int)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--out")
+    a = p.parse_args(argv)
+    run(load_config(Config, a.config, {"n_deals": a.n_deals, "seed": a.seed}), a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
