@@ -13,7 +13,9 @@ explicit :class:`Position` (card masks) and returns a :class:`Solution`:
 - ``move_values=True`` adds the value of every legal move of the player to move;
   :meth:`Solver.root_values` values every root move of many worlds of one public
   position (a PIMC decision) in one compiled call. All searches of a solver share one
-  transposition table.
+  transposition table. ``node_limit=`` bounds the search nodes per world: a world
+  that needs more comes back as -2 ("unknown") so an agent can bound its time per
+  decision and ignore that world.
 - :func:`target_for` turns an announced contract into its goal (61, 90 with
   schneider, ``"schwarz"``, ``"null"``), to pass as ``threshold``.
 
@@ -361,6 +363,8 @@ class Solver:
         self._T = np.zeros(2 * (self.tt_slots + self.small_slots), dtype=np.int64)
         self._W = np.zeros(K.W_SIZE, dtype=np.int64)
         self._game = 0
+        self.row_nodes = np.zeros(0, np.int64)
+        """Search nodes per row of the last :meth:`root_values` / :meth:`solve_many`."""
 
     def reset(self) -> None:
         """Empty the transposition table (the next solve starts from scratch)."""
@@ -394,7 +398,7 @@ class Solver:
         return self._run(pos, mode, kmode, target, bool(move_values))
 
     def root_values(self, worlds: Any, public: Any, *, mode: Mode = "threshold", threshold: Target = 61,
-                    progress: bool | None = None) -> np.ndarray:
+                    progress: bool | None = None, node_limit: int | None = None) -> np.ndarray:
         """Values of every root move in many worlds of one public position, in one compiled call.
 
         Args:
@@ -407,23 +411,33 @@ class Solver:
             threshold: 61, 90, ... card points, ``"schwarz"``, or (null) ``"null"``;
                 :func:`target_for` gives the announced goal.
             progress: a tqdm progress bar (default: for more than 256 worlds).
+            node_limit: optional search-node budget *per world* (an int >= 1; ``None``:
+                none). A world whose searches need more is abandoned: every legal card
+                of its row is -2 ("unknown"), and the caller can drop that world (for
+                instance ``vals[(vals != -2).all(axis=1)]``). The other worlds are exact,
+                and so is everything the table keeps (an abandoned search stores
+                nothing). A node costs roughly 50 ns, so ``node_limit=200_000`` caps a
+                world at about 10 ms. :attr:`row_nodes` tells the nodes each world used.
 
         Returns:
             ``int64 (n, 32)``: per world and card id, -1 if the card is not a legal move;
             else 1/0 (threshold mode and null: the declarer reaches the target) or the
-            declarer's final card points (exact mode, suit and grand).
+            declarer's final card points (exact mode, suit and grand); -2 for every legal
+            card of a world over ``node_limit``.
         """
         pub = _public_position(public)
         w = _world_array(worlds)
         rows = _rows_from_worlds(w, pub)
-        return self._batch(rows, pub.game, pub.declarer, mode, threshold, progress)
+        return self._batch(rows, pub.game, pub.declarer, mode, threshold, progress, node_limit)
 
     def solve_many(self, positions: Sequence[Position], *, mode: Mode = "threshold", threshold: Target = 61,
-                   progress: bool | None = None) -> np.ndarray:
-        """Root move values (as :meth:`root_values`) of many positions of one game type
-        in one compiled call: ``int64 (len(positions), 32)``."""
+                   progress: bool | None = None, node_limit: int | None = None) -> np.ndarray:
+        """Root move values (as :meth:`root_values`, ``node_limit`` per position included)
+        of many positions of one game type in one compiled call: ``int64 (len(positions), 32)``."""
         positions = list(positions)
         if not positions:
+            _check_node_limit(node_limit)
+            self.row_nodes = np.zeros(0, np.int64)
             return np.zeros((0, 32), np.int64)
         g, d = positions[0].game, positions[0].declarer
         rows = np.zeros((len(positions), K.B_COLS), np.int64)
@@ -435,7 +449,7 @@ class Solver:
                 raise ValueError(f"positions[{i}] has game {p.game}; a batch needs one game type "
                                  f"(positions[0]: {g})")
             rows[i] = _row(p.hands, p.skat, p)
-        return self._batch(rows, g, d, mode, threshold, progress)
+        return self._batch(rows, g, d, mode, threshold, progress, node_limit)
 
     def value_function(self, mode: Mode = "threshold", threshold: Target | None = None) -> Callable[[Any, int], float]:
         """An OpenSpiel ``PIMCBot``-style ``value_function(state, seat) -> float``.
@@ -464,17 +478,19 @@ class Solver:
         K.setup(self._W, game, declarer, kmode, self.tt_slots, self.small_slots, tt_split=self.tt_split)
 
     def _batch(self, rows: np.ndarray, game: int, declarer: int, mode: str, threshold: Any,
-               progress: bool | None) -> np.ndarray:
+               progress: bool | None, node_limit: int | None = None) -> np.ndarray:
         if mode not in ("exact", "threshold"):
             raise ValueError(f"mode must be 'exact' or 'threshold', got {mode!r}")
+        limit = _check_node_limit(node_limit)
         kmode, _, pts = _kernel_goal(game, threshold)
         exact_values = mode == "exact" and kmode == K.MODE_POINTS
         self._setup(game, declarer, kmode)
         n = len(rows)
         out = np.empty((n, 32), np.int64)
+        self.row_nodes = rn = np.zeros(n, np.int64)
         show = n > _PROGRESS_MIN if progress is None else bool(progress)
         if not show:
-            K.batch_root_values(self._W, self._T, rows, game, kmode, pts, exact_values, out)
+            K.batch_root_values(self._W, self._T, rows, game, kmode, pts, exact_values, out, limit, rn)
             return out
         from tqdm.auto import tqdm
 
@@ -482,7 +498,8 @@ class Solver:
         with tqdm(total=n, desc="solving", unit="world") as bar:
             for a in range(0, n, _PROGRESS_CHUNK):
                 b = min(n, a + _PROGRESS_CHUNK)
-                K.batch_root_values(self._W, self._T, rows[a:b], game, kmode, pts, exact_values, out[a:b])
+                K.batch_root_values(self._W, self._T, rows[a:b], game, kmode, pts, exact_values, out[a:b],
+                                    limit, rn[a:b])
                 nodes += int(self._W[K.W_NODES])
                 self._W[K.W_NODES] = 0
                 bar.update(b - a)
@@ -551,6 +568,15 @@ class Solver:
             bm = int(W[K.W_ROOTBEST])
             best = (int(K.FROM_RANK[g, bm]),) if wins == mover_max and bm >= 0 else tuple(legal)
         return Solution(mode, g, d, target, points, bool(wins), pos.player, best, mv, int(W[K.W_NODES]))
+
+
+def _check_node_limit(node_limit: Any) -> int:
+    """The kernel's ``node_limit`` (0: none) for a ``node_limit=`` argument."""
+    if node_limit is None:
+        return 0
+    if isinstance(node_limit, bool) or not isinstance(node_limit, (int, np.integer)) or node_limit < 1:
+        raise ValueError(f"node_limit must be a positive int (nodes per world) or None, got {node_limit!r}")
+    return int(node_limit)
 
 
 def _finished_value(state: Any, seat: int, mode: str, goal: Any) -> float:

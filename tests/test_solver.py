@@ -525,3 +525,63 @@ def test_solution_fields_and_targets():
     vf = Solver().value_function()
     assert vf(s, s.declarer) == 1.0 and vf(s, (s.declarer + 1) % 3) == 0.0
     assert Solver().value_function("exact")(s, s.declarer) == 78.0
+
+
+def test_node_limit_rows_unknown_or_exact():
+    """A per-world node budget: rows over it are -2 on every legal card, rows within it
+    are the unbudgeted answers, and an abandoned search leaves the table sound."""
+    from skatsim.infostate import InfoState, sample_worlds
+
+    s = play_game(11, "GH", 3)  # a grand at the lead of trick 2
+    info = InfoState.from_state(s, s.current_player())
+    worlds = sample_worlds(info, 12, rng=5)
+    ref = Solver(tt_bits=16)
+    want = ref.root_values(worlds, info, threshold=61)
+    used = ref.row_nodes.copy()
+    assert used.shape == (12,) and (used > 1).all() and used.sum() == ref.nodes
+    legal = want >= 0
+    assert (want[legal] <= 1).all() and (want[~legal] == -1).all()
+
+    tiny = Solver(tt_bits=16)
+    got = tiny.root_values(worlds, info, threshold=61, node_limit=1)
+    assert (got[legal] == -2).all() and (got[~legal] == -1).all()
+    # the same solver, with no budget now, still gives the exact answers (nothing wrong stored)
+    assert np.array_equal(tiny.root_values(worlds, info, threshold=61), want)
+    assert np.array_equal(Solver(tt_bits=16).root_values(worlds, info, threshold=61, node_limit=10**12), want)
+
+    # a budget between the rows' needs: identical to the unbudgeted run up to the first row
+    # over it (same table state until then), that row unknown, every row -2 or exact
+    lim = int(np.sort(used)[len(used) // 2])
+    first_over = int(np.flatnonzero(used > lim)[0])
+    mid = Solver(tt_bits=16)
+    got = mid.root_values(worlds, info, threshold=61, node_limit=lim)
+    assert np.array_equal(got[:first_over], want[:first_over])
+    assert (got[first_over][legal[first_over]] == -2).all()
+    for g, w, lg in zip(got, want, legal):
+        assert (g[lg] == -2).all() or np.array_equal(g, w)
+    assert (mid.row_nodes[got.max(axis=1) == -2] > lim).all()
+    assert np.array_equal(mid.root_values(worlds, info, threshold=61), want)
+
+    # exact mode and solve_many take the budget too
+    ex = Solver(tt_bits=16).root_values(worlds[:3], info, mode="exact")
+    assert np.array_equal(Solver(tt_bits=16).root_values(worlds[:3], info, mode="exact", node_limit=10**12), ex)
+    assert (Solver(tt_bits=16).root_values(worlds[:3], info, mode="exact", node_limit=1)[ex >= 0] == -2).all()
+    ps = [info.position(w) for w in worlds[:3]]
+    assert (Solver().solve_many(ps, node_limit=1)[want[:3] >= 0] == -2).all()
+    for bad in (0, -5, True, 1.5, "10"):
+        with pytest.raises(ValueError, match="node_limit"):
+            Solver().root_values(worlds, info, node_limit=bad)
+
+
+def test_node_limit_small_endgames_match_brute_force():
+    """A generous budget changes nothing: batched values of endgames = brute force."""
+    ps = [p for p, _ in positions(901, 4, 12, max_tricks=3)]
+    got = Solver(tt_bits=12).solve_many(ps, mode="exact", node_limit=10**9)
+    for pos, row in zip(ps, got):
+        for c in pos.legal_cards():
+            ch = child_position(pos, c)
+            if ch.tricks_left == 0 and not ch.trick:
+                w = ch.declarer_points + sum(POINTS[card(x)[1]] for x in range(32) if ch.skat >> x & 1)
+            else:
+                w = oracle_exact(oracle_of(ch))
+            assert row[c] == w

@@ -114,6 +114,7 @@ W_TTMASK2 = 14   # small-table slots - 1
 W_TTBASE2 = 15   # offset of the small table in T
 W_PM = 16        # rank masks of the cards worth 11, 10, 4, 3, 2 (5 entries)
 W_ASPW = 22      # exact(): half-width of the search windows (0: null windows, pure MTD(f))
+W_LIMIT = 23     # abort the search once W_NODES exceeds this (node budget of a batch row)
 W_CV = 24        # value per rank (32)
 W_SEGLO = 56     # seg_lo per rank (32)
 W_SEGM = 88      # seg_mask per rank (32)
@@ -124,6 +125,7 @@ W_SAMECV = W_RKILL + 96  # rank mask of the cards with the same value, per rank
 W_SIZE = W_SAMECV + 32
 
 ALL32 = 0xFFFF_FFFF
+NO_LIMIT = 1 << 62  # W_LIMIT when there is no node budget
 _NEG = -1_000
 _POS = 1_000
 
@@ -163,6 +165,7 @@ def _template(game: int, mode: int) -> np.ndarray:
     W[W_TRUMPS] = ALL32 & ~((1 << ts) - 1)
     W[W_ROOTBEST] = -1
     W[W_ASPW] = 12
+    W[W_LIMIT] = NO_LIMIT
     cv = [int(_CARD_POINTS[FROM_RANK[game, r]]) if mode == MODE_POINTS else 0 for r in range(32)]
     for r, v in enumerate(cv):
         W[W_CV + r] = v
@@ -491,6 +494,8 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
     call, and that one crashes when loaded back from the on-disk cache (numba 0.68).
     """
     W[W_NODES] += 1
+    if W[W_NODES] > W[W_LIMIT]:
+        return 0  # over budget: the caller discards the result (and nothing is stored)
     if beta <= 0:
         return 0
     if alpha >= rem:
@@ -705,7 +710,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
     if cut and ia > 1 and nfix == 0:
         W[W_HIST + leader * 32 + bestmove] += ntr * ntr
 
-    if usett:
+    if usett and W[W_NODES] <= W[W_LIMIT]:
         if va >= beta:
             if va > lo:
                 lo = va
@@ -749,6 +754,8 @@ def exact(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr: int, nfix
         W[W_ROOTBEST] = -1
         W[W_PASSES] += 1
         v = search(W, T, ha, hb, hc, leader, a, b, rem, ntr, nfix, fa, fb, nfix - nfix + 1)
+        if W[W_NODES] > W[W_LIMIT]:
+            break  # over budget: the values are unknown
         if v >= b:
             lo = v
             best_hi = W[W_ROOTBEST]
@@ -853,7 +860,8 @@ def root_move_values(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr
 
 
 @njit(cache=True)
-def batch_root_values(W, T, rows, game: int, mode: int, target: int, exact_values: bool, out) -> None:
+def batch_root_values(W, T, rows, game: int, mode: int, target: int, exact_values: bool, out,
+                      node_limit: int, row_nodes) -> None:
     """Root move values of many positions of one contract in one call: ``out[i, card]``.
 
     ``rows[i]`` (``B_*`` columns, card ids): hands of seats 0..2, the skat (its points
@@ -866,10 +874,19 @@ def batch_root_values(W, T, rows, game: int, mode: int, target: int, exact_value
     points after ``c``; otherwise 1 if the declarer then reaches his goal (``target``
     points, every trick, or no trick in null), 0 if not. The transposition table in
     ``T`` is shared by all rows (sound: its entries name the whole position).
+
+    **Node budget.** ``node_limit > 0``: a row whose searches visit more than
+    ``node_limit`` nodes is abandoned; its legal cards get ``out[i, c] = -2`` (unknown)
+    and the next row starts with the full budget. An abandoned search stores nothing in
+    the table (entries written before the budget ran out are sound), so later rows and
+    solves stay exact. ``node_limit <= 0``: no budget. ``row_nodes[i]``: the nodes row
+    ``i`` visited (``W[W_NODES]`` is the total).
     """
     tmp = np.empty(32, np.int64)
     tb = W[W_TB]
     for i in range(rows.shape[0]):
+        start = W[W_NODES]
+        W[W_LIMIT] = start + node_limit if node_limit > 0 else NO_LIMIT
         W[W_DECL] = rows[i, B_DECL]
         W[W_CTX] = 1 + game * 9 + rows[i, B_DECL] * 3 + mode  # context_id
         leader = rows[i, B_LEADER]
@@ -898,10 +915,14 @@ def batch_root_values(W, T, rows, game: int, mode: int, target: int, exact_value
             need = ntr
         for c in range(32):
             out[i, c] = -1
+        row_nodes[i] = 0
         if ntr == 0:
             continue
         legal = root_move_values(W, T, ha, hb, hc, leader, rem, ntr, k, fa, fb, need, exact_values,
                                  60 - base, tmp)
+        over = W[W_NODES] > W[W_LIMIT]
+        row_nodes[i] = W[W_NODES] - start
         for r in range(32):
             if (legal >> r) & 1:
-                out[i, FROM_RANK[game, r]] = base + tmp[r] if exact_values else tmp[r]
+                out[i, FROM_RANK[game, r]] = -2 if over else (base + tmp[r] if exact_values else tmp[r])
+    W[W_LIMIT] = NO_LIMIT
