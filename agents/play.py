@@ -8,6 +8,37 @@ Agents only ever see ``SkatState.observation(seat)``. :class:`Table` is the same
 decision at a time (the shared agent test and the tournament runner use it); :func:`play`
 also returns the decision time per seat.
 
+Misbehaving agents
+------------------
+By default an agent that raises or returns an illegal action stops the game with
+:class:`AgentError` / :class:`IllegalActionError`. With ``on_error="forfeit"`` (what
+tournaments use) the error is recorded (:attr:`PlayedGame.errors`) and the game gets a
+rules-based outcome instead, as for a rule violation under ISkO 4.1.4/4.1.5 (the guilty
+side loses, at the simple level). ``time_limit=`` seconds per decision makes a decision
+that takes longer an error of the same kind (:class:`TimeLimitError`; on POSIX the agent
+is interrupted with ``SIGALRM`` when it runs in the main thread, otherwise its late
+answer is discarded). The outcome (:func:`forfeit_result`):
+
+- **bidding** and **Kontra/Re**: the offender is treated as having passed (said nothing)
+  and the game goes on; if it errs again later, the rules below apply then;
+- **declarer**, after the declaration (Kontra/Re excepted, card play): the game is lost at
+  its declared value at the simple level, settled as if he had taken 60 card points and
+  one trick (the announced levels count, schneider/schwarz against him do not; null:
+  lost), Kontra/Re doubling as said;
+- **declarer**, before declaring (the skat decision, the discard, the declaration): the
+  game is lost at the bid: recorded as the cheapest suit or grand game (hand when he did
+  not pick up) whose value with his matadors reaches the bid (the lowest base value on a
+  tie), or, when none does, the most valuable one, charged as overbid (ISkO 3.4.2 / 4.1.4);
+- **defender** (card play): the declarer wins at the simple level of his contract, settled
+  as if he had just reached his goal (61 card points; 90 with schneider announced; every
+  trick with schwarz announced or ouvert; null: no trick). An overbid declarer still loses:
+  the value of his game is below his bid whatever the defenders did;
+- **Ramsch** card play: the offender alone loses, charged as if it had taken every card
+  (-120, Seeger-Fabian -120), the others score 0.
+
+The trick points and tricks of the row are those taken until the error (the declarer's
+points with the skat); ``won``, the levels, the value and the scores follow the rules above.
+
 >>> from agents import RandomAgent
 >>> g = play([RandomAgent(), RandomAgent(), RandomAgent()], seed=5)
 >>> g.state.is_terminal(), sum(g.decisions) == len(g.state.history())
@@ -23,16 +54,20 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from skatsim._random import SeedLike, to_seed
-from skatsim.actions import action_to_string
+from skatsim.actions import PASS, action_to_string
 from skatsim.bits import mix64, seat_stream
 from skatsim.deal import SEED_MASK, Deal
 from skatsim.options import ISKO, SkatRules
+from skatsim.scoring import GameResult
 from skatsim.state import SkatState
 
 from .base import AgentSpec, make_agent
 
-__all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "HIDDEN",
-           "deal_seed_of_deal"]
+__all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "TimeLimitError",
+           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR"]
+
+#: What :class:`Table` does when an agent fails: raise, or record it and settle the game.
+ON_ERROR = ("raise", "forfeit")
 
 #: What the other seats observe of a declarer's discard.
 HIDDEN = -1
@@ -57,6 +92,44 @@ class AgentError(RuntimeError):
 
 class IllegalActionError(AgentError, ValueError):
     """The agent returned an action that is not legal for its seat now."""
+
+
+class TimeLimitError(AgentError, TimeoutError):
+    """The agent took longer than the table's per-decision ``time_limit``."""
+
+
+class _Alarm(BaseException):
+    """Raised by the SIGALRM handler inside a slow agent (a BaseException, so an agent's
+    ``except Exception`` cannot swallow it)."""
+
+
+class _deadline:
+    """Interrupt the ``with`` body after ``seconds`` (POSIX, main thread only; else a no-op)."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.armed = False
+
+    def __enter__(self) -> "_deadline":
+        import signal
+        import threading
+
+        if (self.seconds is not None and hasattr(signal, "setitimer")
+                and threading.current_thread() is threading.main_thread()):
+            def on_alarm(signum: int, frame: Any) -> None:
+                raise _Alarm()
+
+            self._old = signal.signal(signal.SIGALRM, on_alarm)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            self.armed = True
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.armed:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old)
 
 
 def deal_seed_of_deal(deal: Deal) -> int:
@@ -92,10 +165,25 @@ class Table:
     ``Table(agents, state, deal_seed, deal_id)`` resets the agents; :meth:`step` asks the
     seat to move, validates and applies its action; :meth:`run` plays to the end.
     ``decision_time`` and ``decisions`` accumulate per seat.
+
+    ``time_limit``: seconds per decision (``None``: no limit). ``on_error``: ``"raise"``
+    (an :class:`AgentError` leaves the table) or ``"forfeit"`` (recorded in ``errors``, and
+    the game is settled by the rules of the module docstring; ``result`` is then the
+    settlement, ``over`` tells whether the game has ended).
     """
 
     def __init__(self, agents: Sequence[Any], state: SkatState, deal_seed: int, deal_id: int = 0,
-                 on_action: Callable[[SkatState, int, int], None] | None = None) -> None:
+                 on_action: Callable[[SkatState, int, int], None] | None = None, *,
+                 time_limit: float | None = None, on_error: str = "raise") -> None:
+        if on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
+        if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                       or not time_limit > 0):
+            raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
+        self.time_limit = None if time_limit is None else float(time_limit)
+        self.on_error = on_error
+        self.errors: list[AgentError] = []
+        self.forfeit: GameResult | None = None
         self.agents = _resolve_agents(agents)
         self.state = state
         self.deal_seed = int(deal_seed)
@@ -109,8 +197,39 @@ class Table:
             if reset is not None:
                 reset(self.deal_id, seat, seat_stream(self.deal_seed, seat))
 
+    @property
+    def over(self) -> bool:
+        """The game has ended: played out, or settled after an agent's error."""
+        return self.forfeit is not None or self.state.is_terminal()
+
+    @property
+    def result(self) -> GameResult:
+        """The game's settlement (the forfeit outcome after an agent's error)."""
+        return self.forfeit if self.forfeit is not None else self.state.result
+
     def step(self) -> tuple[int, int]:
-        """One decision: ``(seat, action)``. Raises :class:`AgentError` when the agent fails."""
+        """One decision: ``(seat, action)``. Raises :class:`AgentError` when the agent fails
+        (``on_error="raise"``); with ``"forfeit"`` the error is recorded and the outcome
+        applied: ``action`` is then the substituted pass, or -1 when the game ended."""
+        if self.forfeit is not None:
+            raise ValueError("the game is over (settled after an agent's error)")
+        try:
+            return self._step()
+        except AgentError as e:
+            if self.on_error == "raise":
+                raise
+            return self._after_error(e)
+
+    def _after_error(self, e: AgentError) -> tuple[int, int]:
+        self.errors.append(e)
+        state = self.state
+        if e.phase in ("bidding", "kontra") and PASS in state.legal_actions():
+            self._apply(e.seat, PASS, e.phase)
+            return e.seat, PASS
+        self.forfeit = forfeit_result(state, e.seat)
+        return e.seat, -1
+
+    def _step(self) -> tuple[int, int]:
         state = self.state
         seat = state.current_player()
         if seat < 0:
@@ -118,14 +237,28 @@ class Table:
         agent = self.agents[seat]
         obs = state.observation(seat)
         phase = state.phase
+        name = _agent_name(agent)
+        limit = self.time_limit
         t0 = time.perf_counter()
         try:
-            action = agent.act(obs)
+            with _deadline(limit):
+                action = agent.act(obs)
+        except _Alarm:
+            dt = time.perf_counter() - t0
+            self.decision_time[seat] += dt
+            self.decisions[seat] += 1
+            raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {limit:g} s in phase "
+                                 f"{phase} (interrupted after {dt:.3f} s)", agent=name, seat=seat,
+                                 phase=phase) from None
         except Exception as e:
-            raise AgentError(f"agent {_agent_name(agent)!r} (seat {seat}) raised {type(e).__name__} in phase "
-                             f"{phase}: {e}", agent=_agent_name(agent), seat=seat, phase=phase) from e
-        self.decision_time[seat] += time.perf_counter() - t0
+            raise AgentError(f"agent {name!r} (seat {seat}) raised {type(e).__name__} in phase "
+                             f"{phase}: {e}", agent=name, seat=seat, phase=phase) from e
+        dt = time.perf_counter() - t0
+        self.decision_time[seat] += dt
         self.decisions[seat] += 1
+        if limit is not None and dt > limit:
+            raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {limit:g} s in phase "
+                                 f"{phase} ({dt:.3f} s)", agent=name, seat=seat, phase=phase)
         ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
         if ok:
             action = int(action)
@@ -140,30 +273,138 @@ class Table:
                 f"agent {_agent_name(agent)!r} (seat {seat}) returned the illegal action {action!r} ({text}) "
                 f"in phase {phase}; legal: {legal}", agent=_agent_name(agent), seat=seat, phase=phase,
                 action=action)
+        self._apply(seat, action, phase)
+        return seat, action
+
+    def _apply(self, seat: int, action: int, phase: str) -> None:
+        state = self.state
         state.apply_action(action)
         for s, obs_fn in enumerate(self._observers):
             if obs_fn is not None:
                 obs_fn(seat, HIDDEN if phase == _DISCARD_PHASE and s != seat else action)
         if self.on_action is not None:
             self.on_action(state, seat, action)
-        return seat, action
 
     def run(self) -> "PlayedGame":
-        while not self.state.is_terminal():
+        while not self.over:
             self.step()
         return PlayedGame(self.state, tuple(self.decision_time), tuple(self.decisions), self.deal_seed,
-                          self.deal_id)
+                          self.deal_id, tuple(self.errors), self.forfeit)
 
 
 @dataclass(frozen=True)
 class PlayedGame:
-    """A finished game with the time each seat spent deciding (seconds) and its decisions."""
+    """A finished game with the time each seat spent deciding (seconds) and its decisions.
+
+    ``errors``: the agents' errors (``on_error="forfeit"``); ``forfeit``: the settlement
+    after an error that ended the game (``None``: played out; :attr:`result` is the
+    game's settlement either way).
+    """
 
     state: SkatState
     decision_time: tuple[float, float, float]
     decisions: tuple[int, int, int]
     deal_seed: int
     deal_id: int
+    errors: tuple[AgentError, ...] = ()
+    forfeit: GameResult | None = None
+
+    @property
+    def result(self) -> GameResult:
+        return self.forfeit if self.forfeit is not None else self.state.result
+
+    @property
+    def error_seats(self) -> int:
+        """Bit ``s`` set when seat ``s``'s agent erred."""
+        m = 0
+        for e in self.errors:
+            m |= 1 << e.seat
+        return m
+
+    @property
+    def error_text(self) -> str:
+        """The errors, ``"; "``-separated (empty: none)."""
+        return "; ".join(str(e) for e in self.errors)
+
+
+_BASE_VALUES = (9, 10, 11, 12, 24)  # diamonds hearts spades clubs grand
+
+
+def forfeit_result(state: SkatState, offender: int) -> GameResult:
+    """The settlement of a game that ends because ``offender``'s agent failed (raised,
+    returned an illegal action or ran out of time), by the rules of the module docstring.
+
+    >>> from skatsim import SkatState
+    >>> s = SkatState.new_game(seed=3)
+    >>> for a in ("18", "yes", "pass", "pass", "hand", "GH"):   # seat 0 plays grand hand
+    ...     s.apply_action(s.string_to_action(a))
+    >>> lost = forfeit_result(s, 0)     # the declarer fails: lost at the simple level
+    >>> lost.won, lost.multiplier * 24 == lost.game_value, lost.list_score == -2 * lost.game_value
+    (False, True, True)
+    >>> won = forfeit_result(s, 1)      # a defender fails: the declarer wins at the simple level
+    >>> won.won, won.game_value == lost.game_value, won.seeger_fabian[0] == won.game_value + 50
+    (True, True, True)
+    """
+    import numpy as np
+
+    from skatsim.cards import card_points
+    from skatsim.contracts import HAND
+    from skatsim.kernels import game as K
+    from skatsim.scoring import matadors_of, settle_core, sf_points
+    from skatsim.solver import target_for
+
+    r = np.zeros(K.N_RESULT, dtype=np.int64)
+    pts = state.points()
+    tricks = state.tricks_won()
+    for s in range(3):
+        r[K.R_PTS0 + s] = pts[s]
+    g = state.game_type
+    d = state.declarer
+    if g == 6:  # Ramsch: the offender alone loses, as if it had taken every card
+        r[K.R_DECLARER], r[K.R_GAME] = -1, 6
+        r[K.R_SCORE0 + offender] = -120
+        r[K.R_SF0 + offender] = -120
+        return GameResult.from_result_fields(r, state.rules)
+    if d is None:  # nobody declared (a bidding error with no pass to substitute): no game
+        r[K.R_DECLARER], r[K.R_GAME] = -1, -1
+        return GameResult.from_result_fields(r, state.rules, card_points=False)
+    bid = state.bid
+    picked = state.skat_picked_up
+    kontra = len(state.observation(offender).kontra)
+    cards = state.deal.hands[d].mask | state.deal.skat.mask
+    if g is None:  # before the declaration: lost at the bid, the cheapest game reaching it
+        flags = HAND if state.phase == "declare" and not picked else 0
+        hand = 1 if flags else 0
+        options = []
+        for game, base in enumerate(_BASE_VALUES):
+            mat = int(matadors_of(cards, game))
+            options.append((base * (abs(mat) + 1 + hand), game, mat))
+        reach = [o for o in options if o[0] >= bid]
+        value, g, mat = min(reach) if reach else max(options, key=lambda o: (o[0], -o[1]))
+        lp, lt = 60, 1
+    else:
+        flags = state.contract.flags
+        mat = int(matadors_of(cards, g)) if g < 5 else 0
+        if offender == d:
+            lp, lt = 60, 1
+        else:
+            goal = target_for(state.contract)
+            lp, lt = {61: (61, 5), 90: (90, 5), "schwarz": (120, 10), "null": (0, 0)}[goal]
+        if g == 5:
+            lt = 1 if offender == d else 0
+    won, schneider, schwarz, mult, value, overbid, charged, score = settle_core(g, flags, mat, bid, lp, lt, kontra)
+    r[K.R_DECLARER], r[K.R_GAME], r[K.R_FLAGS], r[K.R_BID] = d, g, flags, bid
+    r[K.R_PICKED], r[K.R_KONTRA] = picked, kontra
+    r[K.R_DECL_POINTS] = pts[d] + card_points(state.skat_mask())
+    r[K.R_DECL_TRICKS] = tricks[d]
+    r[K.R_MATADORS] = mat if g < 5 else 0
+    r[K.R_WON], r[K.R_SCHNEIDER], r[K.R_SCHWARZ] = won, schneider, schwarz
+    r[K.R_MULT], r[K.R_VALUE], r[K.R_OVERBID], r[K.R_CHARGED] = mult, value, overbid, charged
+    r[K.R_LIST_SCORE] = score
+    r[K.R_SCORE0 + d] = score
+    for s in range(3):
+        r[K.R_SF0 + s] = sf_points(bool(won), int(score), s, d)
+    return GameResult.from_result_fields(r, state.rules)
 
 
 def _setup(seed: SeedLike, deal: Deal | None, rules: SkatRules, rng: SeedLike) -> tuple[SkatState, int]:
@@ -185,10 +426,12 @@ def _setup(seed: SeedLike, deal: Deal | None, rules: SkatRules, rng: SeedLike) -
 
 def play(agents: Sequence[Any], seed: SeedLike = None, *, deal: Deal | None = None, rules: SkatRules = ISKO,
          rng: SeedLike = None, deal_id: int = 0,
-         on_action: Callable[[SkatState, int, int], None] | None = None) -> PlayedGame:
-    """Like :func:`play_game`, returning a :class:`PlayedGame` (state plus timings)."""
+         on_action: Callable[[SkatState, int, int], None] | None = None,
+         time_limit: float | None = None, on_error: str = "raise") -> PlayedGame:
+    """Like :func:`play_game`, returning a :class:`PlayedGame` (state, timings, errors and
+    the settlement); ``time_limit`` and ``on_error`` as for :class:`Table`."""
     state, ds = _setup(seed, deal, rules, rng)
-    return Table(agents, state, ds, deal_id, on_action).run()
+    return Table(agents, state, ds, deal_id, on_action, time_limit=time_limit, on_error=on_error).run()
 
 
 def play_game(agents: Sequence[Any], seed: SeedLike = None, *, deal: Deal | None = None, rules: SkatRules = ISKO,
