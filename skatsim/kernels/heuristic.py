@@ -52,7 +52,6 @@ of a hand. No allocation.
 
 from __future__ import annotations
 
-
 import numpy as np
 from numba import njit
 
@@ -70,11 +69,11 @@ __all__ = ["PARAM_NAMES", "DEFAULT_PARAMS", "PARAM_DOCS", "rule_based_policy", "
 # ----------------------------------------------------------------------------- parameters
 _PARAMS = (
     ("bid_threshold", 0.60, "minimum winning chance of a game to bid up to its value"),
-    ("scale", 0.80, "logistic scale of a known hand: strength points per unit of log-odds"),
+    ("scale", 1.00, "logistic scale of a known hand: strength points per unit of log-odds"),
     ("suit_T", 8.60, "strength a known 10-card suit hand (hand game, after the discard) needs for 50%"),
-    ("grand_offset", 0.50, "extra strength a grand needs over a suit game"),
-    ("pickup_gain", 2.30, "strength the skat pickup and the discard are worth (bidding, skat)"),
-    ("pickup_scale", 1.28, "logistic scale before the pickup (the skat is unknown)"),
+    ("grand_offset", 0.0, "extra strength a grand needs over a suit game"),
+    ("pickup_gain", 1.60, "strength the skat pickup and the discard are worth (bidding, skat)"),
+    ("pickup_scale", 1.30, "logistic scale before the pickup (the skat is unknown)"),
     ("hand_min_p", 0.80, "minimum chance of a hand game (bid, skat decision)"),
     ("max_bid", 264.0, "never bid or hold above this value (18: an 18-only bidder)"),
     ("random_cards", 0.0, "1: play cards uniformly at random (the weakened card-play variant)"),
@@ -230,8 +229,10 @@ def _build_hand_tables():
     for j in range(16):
         js = [(j >> k) & 1 for k in range(4)]  # D H S C
         jv_suit[j] = 1.25 * js[0] + 1.4 * js[1] + 1.6 * js[2] + 1.8 * js[3] + (0.2 if js[3] and js[2] else 0.0)
-        jv_grand[j] = (1.15 * js[0] + 1.3 * js[1] + 1.5 * js[2] + 1.7 * js[3]
-                       + (0.3 if js[3] and js[2] else 0.0) + (0.5 if j == 15 else 0.0))
+        nj = sum(js)
+        jv_grand[j] = (1.6 * js[0] + 1.8 * js[1] + 2.1 * js[2] + 2.4 * js[3]
+                       + (0.5 if js[3] and js[2] else 0.0) + (0.5 if j == 15 else 0.0)
+                       - 1.5 * max(0, 2 - nj))
     return tuple(_ro(t) for t in (sv_suit, sv_grand, voidish, tv_suit, toprun, null_bad, jv_suit, jv_grand))
 
 
@@ -299,7 +300,8 @@ def suit_strength(h, t, seat, params):
 
 @njit(cache=True)
 def grand_strength(h, seat, params):
-    """Strength points of ``h`` for grand: jacks (1.15 .. 1.7, +0.3 CJ+SJ, +0.5 all four),
+    """Strength points of ``h`` for grand: jacks (1.6 .. 2.4, +0.5 CJ+SJ, +0.5 all four,
+    -1.5 per jack short of two),
     side suits from the grand table (ace 1.2, ace-ten +1, A-10-K +0.5 and +0.6 per further
     card, guarded ten +0.35, bare ten -0.6, -0.1 per card of a suit without its ace) and
     ``grand_forehand`` for seat 0; ``grand_offset`` is subtracted (grand is harder)."""
