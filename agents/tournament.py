@@ -58,6 +58,7 @@ with the same interval.
 from __future__ import annotations
 
 import math
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -81,8 +82,8 @@ from .play import Table
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["run_tournament", "TournamentResult", "TournamentConfig", "arrangements", "play_chunk",
-           "iter_chunks", "agent_summary", "head_to_head", "auction_text", "GAME_COLUMNS", "Z95",
+__all__ = ["run_tournament", "resume_tournament", "load_tournament", "make_config", "default_chunk_size",
+           "BACKENDS", "TournamentResult", "TournamentConfig", "arrangements", "play_chunk", "iter_chunks", "agent_summary", "head_to_head", "auction_text", "GAME_COLUMNS", "Z95",
            "TOURNAMENT_FORMAT"]
 
 TOURNAMENT_FORMAT = "skatsim-tournament/1"
@@ -92,7 +93,7 @@ LIST_GAMES = 36
 
 #: Column order of a tournament game row.
 GAME_COLUMNS: tuple[str, ...] = (("deal_id", "arrangement", "agent_0", "agent_1", "agent_2") + RESULT_COLUMNS
-                                 + ("auction", "time_0", "time_1", "time_2", "error"))
+                                 + ("auction", "time_0", "time_1", "time_2", "error", "error_seats"))
 
 _LETTERS = "ABC"
 
@@ -125,6 +126,7 @@ class TournamentConfig:
     seed: int
     rules: SkatRules = ISKO
     engine: str = "batch"
+    time_limit: float | None = None
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -143,25 +145,31 @@ class TournamentConfig:
     def to_dict(self) -> dict[str, Any]:
         return {"format": TOURNAMENT_FORMAT, "agents": [s.to_dict() for s in self.agents],
                 "labels": list(self.labels), "n_deals": self.n_deals, "seed": self.seed,
-                "rules": self.rules.to_dict(), "rules_version": self.rules.version, "engine": self.engine}
+                "rules": self.rules.to_dict(), "rules_version": self.rules.version, "engine": self.engine,
+                "time_limit": self.time_limit}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TournamentConfig":
+        tl = d.get("time_limit")
         return cls(tuple(AgentSpec.from_dict(a) for a in d["agents"]), int(d["n_deals"]), int(d["seed"]),
-                   SkatRules.from_dict(d["rules"]), d.get("engine", "batch"))
+                   SkatRules.from_dict(d["rules"]), d.get("engine", "batch"), None if tl is None else float(tl))
+
+    def differences(self, other: "TournamentConfig") -> list[str]:
+        """What differs from ``other``, as ``"key: this vs other"`` lines (empty: the same games)."""
+        a, b = self.to_dict(), other.to_dict()
+        out = []
+        for k in ("agents", "n_deals", "seed", "rules", "engine", "time_limit"):
+            if a.get(k) != b.get(k):
+                fa = ", ".join(s.to_text() for s in self.agents) if k == "agents" else a.get(k)
+                fb = ", ".join(s.to_text() for s in other.agents) if k == "agents" else b.get(k)
+                out.append(f"{k}: {fa} vs {fb}")
+        return out
 
 
 def _versions() -> dict[str, str]:
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
+    from .runs import versions
 
-    out = {"python": platform.python_version()}
-    for pkg in ("skatsim", "numpy", "numba", "pandas"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = "not installed"
-    return out
+    return versions()
 
 
 # ----------------------------------------------------------------------------- auction text
@@ -226,19 +234,22 @@ def _python_chunk(cfg: TournamentConfig, deal_ids: Sequence[int]) -> list[dict[s
         ds = derive_seed(cfg.seed, i)
         for arr in cfg.arrangements:
             agents = [cfg.agents[k].make() for k in arr]
-            table = Table(agents, SkatState.new_game(seed=ds, rules=cfg.rules), ds, i)
+            table = Table(agents, SkatState.new_game(seed=ds, rules=cfg.rules), ds, i,
+                          time_limit=cfg.time_limit, on_error="forfeit")
             game = table.run()
             st = game.state
             row: dict[str, Any] = {"deal_id": i, "arrangement": _arr_text(arr),
                                    "agent_0": labels[arr[0]], "agent_1": labels[arr[1]], "agent_2": labels[arr[2]]}
-            row.update(_row_from_state(st))
+            res = game.result.to_row()
+            row.update({c: res[c] for c in RESULT_COLUMNS if c in res})
             row["deal_index"] = i
             row["deal_seed"] = ds
             row["n_actions"] = len(st.history())
             row["auction"] = " ".join(f"{p}:{action_to_string(a)}" for p, a in st.bidding_history())
             for s in range(3):
                 row[f"time_{s}"] = game.decision_time[s]
-            row["error"] = ""
+            row["error"] = game.error_text
+            row["error_seats"] = game.error_seats
             rows.append(row)
     return rows
 
@@ -260,6 +271,7 @@ def _frame(rows: list[dict[str, Any]] | "pd.DataFrame") -> "pd.DataFrame":
         df[c] = df[c].astype(object)
     for c in ("time_0", "time_1", "time_2"):
         df[c] = df[c].astype(np.float64)
+    df["error_seats"] = df["error_seats"].astype(np.int8)
     return df
 
 
@@ -285,6 +297,7 @@ def _batch_chunk(cfg: TournamentConfig, start: int, n: int, threads: int | None)
         for s in range(3):
             df[f"time_{s}"] = np.nan
         df["error"] = ""
+        df["error_seats"] = 0
         parts.append(df)
     return pd.concat(parts, ignore_index=True)
 
@@ -315,29 +328,56 @@ def _python_chunk_frame(cfg: TournamentConfig, start: int, stop: int) -> "pd.Dat
     return play_chunk(cfg, start, stop)
 
 
+BACKENDS = ("local", "ray")
+
+
+def default_chunk_size(cfg: TournamentConfig, workers: int = 1) -> int:
+    """Boards per unit of work: 20,000 in the batch engine; in the Python engine a few dozen,
+    fewer for a small run so every worker gets several chunks."""
+    if cfg.engine == "batch":
+        return max(1, min(cfg.n_deals, 20_000))
+    return max(1, min(25, math.ceil(cfg.n_deals / max(1, 4 * workers))))
+
+
 def iter_chunks(cfg: TournamentConfig, *, workers: int = 1, chunk_size: int | None = None,
-                done: Iterable[tuple[int, int]] = ()) -> Iterator[tuple[tuple[int, int], "pd.DataFrame"]]:
+                done: Iterable[tuple[int, int]] = (), backend: str = "local",
+                address: str | None = None) -> Iterator[tuple[tuple[int, int], "pd.DataFrame"]]:
     """Yield ``((start, stop), rows)`` for every chunk of boards not in ``done``, as they finish
-    (in any order with several workers)."""
+    (in any order with several workers or on Ray).
+
+    ``backend="local"``: threads (batch engine) or ``workers`` processes (Python engine);
+    ``"ray"``: Ray tasks (:mod:`agents.ray_backend`; ``address`` of an existing cluster, a
+    local Ray with ``workers`` CPUs otherwise)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     n = cfg.n_deals
     skip = set(done)
-    if cfg.engine == "batch":
-        size = chunk_size or max(1, min(n, 20_000))
-        threads = min(workers, _max_threads())
-        for b in _chunk_bounds(n, size):
-            if b not in skip:
-                yield b, play_chunk(cfg, *b, threads=threads)
-        return
-    size = chunk_size or max(1, min(25, math.ceil(n / max(1, 4 * workers))))
+    size = chunk_size or default_chunk_size(cfg, workers)
     bounds = [b for b in _chunk_bounds(n, size) if b not in skip]
+    if backend == "ray":
+        from .ray_backend import ray_map
+
+        yield from ray_map(play_chunk, [(cfg, a, b) for a, b in bounds], bounds, address=address,
+                           workers=workers)
+        return
+    if cfg.engine == "batch":
+        threads = min(workers, _max_threads())
+        for b in bounds:
+            yield b, play_chunk(cfg, *b, threads=threads)
+        return
     if workers <= 1 or len(bounds) <= 1:
         for b in bounds:
             yield b, play_chunk(cfg, *b)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context())
+    ok = False
+    try:
         futures = {pool.submit(_python_chunk_frame, cfg, *b): b for b in bounds}
         for f in as_completed(futures):
             yield futures[f], f.result()
+        ok = True
+    finally:  # on Ctrl-C or an error: drop the queued chunks instead of waiting for them
+        pool.shutdown(wait=ok, cancel_futures=not ok)
 
 
 def _mp_context() -> Any:
@@ -356,35 +396,19 @@ def _max_threads() -> int:
     return int(numba.config.NUMBA_NUM_THREADS)
 
 
-def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
-                   workers: int = 1, progress: bool = True, engine: str = "auto",
-                   chunk_size: int | None = None) -> "TournamentResult":
-    """Play a duplicate tournament of 2 or 3 agents (see the module docstring).
-
-    Args:
-        agents: 2 or 3 agent specs: registry names, ``"name:key=value"`` texts,
-            :class:`AgentSpec` objects or ``(name, params)`` pairs.
-        n_deals: number of boards (deals); each is played 6 times.
-        seed: master seed (an int; a Generator or None draws one, kept in ``attrs``).
-        rules: :class:`~skatsim.SkatRules`.
-        workers: processes for the Python engine (threads for the batch engine). The table
-            does not depend on it (apart from the measured ``time_*`` columns).
-        progress: show a tqdm bar with the running head-to-head figure.
-        engine: ``"auto"`` (batch when every agent has a batch-engine policy), ``"batch"``
-            or ``"python"``.
-        chunk_size: boards per unit of work (default: 20,000 batch; a few dozen Python).
-    """
-    import pandas as pd
-
+def make_config(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
+                engine: str = "auto", time_limit: float | None = None) -> TournamentConfig:
+    """Validate the arguments of :func:`run_tournament` into a :class:`TournamentConfig`."""
     if isinstance(agents, (str, AgentSpec)) or len(agents) not in (2, 3):
         raise ValueError(f"a tournament seats 2 or 3 agents, got {agents!r}")
     specs = tuple(AgentSpec.coerce(a) for a in agents)
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
         raise ValueError(f"n_deals must be a positive int, got {n_deals!r}")
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
     if not isinstance(rules, SkatRules):
         raise TypeError(f"rules must be a SkatRules, got {type(rules).__name__}")
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not time_limit > 0):
+        raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
     batchable = all(s.engine_policy() is not None for s in specs)
     if engine == "auto":
         engine = "batch" if batchable else "python"
@@ -393,18 +417,136 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
                          + ", ".join(s.to_text() for s in specs if s.engine_policy() is None))
     elif engine not in ("batch", "python"):
         raise ValueError(f"engine must be 'auto', 'batch' or 'python', got {engine!r}")
-    cfg = TournamentConfig(specs, int(n_deals), to_seed(seed), rules, engine)
+    return TournamentConfig(specs, int(n_deals), to_seed(seed), rules, engine,
+                            None if time_limit is None else float(time_limit))
 
+
+def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
+                   workers: int = 1, progress: bool = True, engine: str = "auto",
+                   chunk_size: int | None = None, out: str | os.PathLike[str] | None = None,
+                   backend: str = "local", address: str | None = None,
+                   time_limit: float | None = None) -> "TournamentResult":
+    """Play a duplicate tournament of 2 or 3 agents (see the module docstring).
+
+    Args:
+        agents: 2 or 3 agent specs: registry names, ``"name:key=value"`` texts,
+            :class:`AgentSpec` objects or ``(name, params)`` pairs.
+        n_deals: number of boards (deals); each is played 6 times.
+        seed: master seed (an int; a Generator or None draws one, kept in ``attrs``).
+        rules: :class:`~skatsim.SkatRules`.
+        workers: processes for the Python engine (threads for the batch engine; CPUs of a
+            local Ray). The table does not depend on it (apart from the measured ``time_*``).
+        progress: show a tqdm bar with the running head-to-head figure.
+        engine: ``"auto"`` (batch when every agent has a batch-engine policy), ``"batch"``
+            or ``"python"``.
+        chunk_size: boards per unit of work (default :func:`default_chunk_size`; with
+            ``out`` it is fixed when the directory is created).
+        out: a run directory (:mod:`agents.runs`): a shard per finished chunk plus a manifest.
+            If it holds a run of the same configuration, that run is resumed (only the
+            missing chunks are played); a different configuration is refused.
+        backend: ``"local"`` or ``"ray"`` (:mod:`agents.ray_backend`).
+        address: with ``backend="ray"``: an existing cluster (``"auto"``, ``"ray://host:10001"``);
+            default a local Ray.
+        time_limit: seconds per decision (Python engine; the batch engine's compiled policies
+            cannot fail). An agent that raises, returns an illegal action or runs over is
+            recorded in ``error``/``error_seats`` and the game is settled by rule
+            (:mod:`agents.play`, "Misbehaving agents").
+    """
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    cfg = make_config(agents, n_deals, seed, rules=rules, engine=engine, time_limit=time_limit)
+    run = None
+    if out is not None:
+        from .runs import RunDir, is_run_dir
+
+        if is_run_dir(out):
+            run = _open_run(out)
+            old = TournamentConfig.from_dict(run.config)
+            diff = old.differences(cfg)
+            if diff:
+                raise ValueError(f"{os.fspath(out)!r} holds a different tournament ("
+                                 + "; ".join(d.replace(" vs ", " there, ", 1) + " here" for d in diff)
+                                 + f"): resume it with resume_tournament({os.fspath(out)!r}) "
+                                 "(skatsim tournament --resume DIR) or choose a new directory")
+            if chunk_size is not None and chunk_size != run.chunk_size:
+                raise ValueError(f"{os.fspath(out)!r} was cut into chunks of {run.chunk_size} boards; "
+                                 f"chunk_size={chunk_size} does not match (leave it out to resume)")
+        else:
+            size = int(chunk_size or default_chunk_size(cfg, int(workers)))
+            run = RunDir.create(out, kind="tournament", config=cfg.to_dict(), n_units=cfg.n_deals,
+                                chunk_size=size)
+    return _run(cfg, run, workers=int(workers), progress=progress, chunk_size=chunk_size, backend=backend,
+                address=address)
+
+
+def _open_run(path: str | os.PathLike[str]) -> Any:
+    from .runs import RunDir
+
+    run = RunDir.open(path)
+    if run.kind != "tournament":
+        raise ValueError(f"{os.fspath(path)!r} holds a {run.kind} run, not a tournament")
+    return run
+
+
+def resume_tournament(path: str | os.PathLike[str], *, workers: int = 1, progress: bool = True,
+                      backend: str = "local", address: str | None = None) -> "TournamentResult":
+    """Finish the tournament of run directory ``path`` (its manifest's configuration): play
+    the chunks without a shard and return the whole result, the same table as an
+    uninterrupted run (apart from the measured ``time_*`` columns)."""
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    run = _open_run(path)
+    cfg = TournamentConfig.from_dict(run.config)
+    return _run(cfg, run, workers=int(workers), progress=progress, chunk_size=None, backend=backend,
+                address=address)
+
+
+def load_tournament(path: str | os.PathLike[str], *, partial: bool = False) -> "TournamentResult":
+    """The result stored in run directory ``path``; an unfinished run raises ``ValueError``
+    unless ``partial=True`` (then the finished chunks only)."""
+    run = _open_run(path)
+    cfg = TournamentConfig.from_dict(run.config)
+    todo = run.todo()
+    if todo and not partial:
+        raise ValueError(f"{os.fspath(path)!r} is unfinished: {len(todo)} of {len(run.bounds())} chunks to play "
+                         f"(resume it with resume_tournament or skatsim tournament --resume DIR)")
+    games = _sorted(_frame(run.read_all()), cfg)
+    games.attrs.update(cfg.to_dict())
+    games.attrs["versions"] = run.manifest.get("versions", {})
+    games.attrs["run_dir"] = os.fspath(path)
+    if "elapsed_s" in run.manifest:
+        games.attrs["elapsed_s"] = run.manifest["elapsed_s"]
+    return TournamentResult(games, cfg)
+
+
+def _run(cfg: TournamentConfig, run: Any, *, workers: int, progress: bool, chunk_size: int | None,
+         backend: str, address: str | None) -> "TournamentResult":
+    import pandas as pd
+
+    parts: list[pd.DataFrame] = []
+    done: list[tuple[int, int]] = []
+    if run is not None:
+        chunk_size = run.chunk_size
+        have = run.done()
+        done = sorted(have)
+        if done:
+            parts.append(_frame(run.read_all(done)))
     bar = None
+    n_done = sum(b - a for a, b in done)
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=cfg.n_deals, unit="board", desc=" vs ".join(cfg.labels), leave=False)
-    parts: list[pd.DataFrame] = []
-    diffs: list[np.ndarray] = []
+        bar = tqdm(total=cfg.n_deals, initial=n_done, unit="board", desc=" vs ".join(cfg.labels), leave=False)
+    diffs: list[np.ndarray] = [_sf_diffs(p, *cfg.labels[:2]) for p in parts]
     t0 = time.perf_counter()
+    before = float(run.manifest.get("elapsed_s", 0.0)) if run is not None else 0.0
     try:
-        for (a, b), df in iter_chunks(cfg, workers=int(workers), chunk_size=chunk_size):
+        for (a, b), df in iter_chunks(cfg, workers=workers, chunk_size=chunk_size, done=done, backend=backend,
+                                      address=address):
+            if run is not None:
+                run.write_shard(a, b, df, {"kind": "tournament", "boards": [a, b]})
             parts.append(df)
             if bar is not None:  # chunks hold whole boards: the running figure is exact
                 bar.update(b - a)
@@ -414,11 +556,18 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
     finally:
         if bar is not None:
             bar.close()
+        if run is not None:
+            run.update(elapsed_s=before + time.perf_counter() - t0)
     games = _sorted(pd.concat(parts, ignore_index=True), cfg)
     games.attrs.update(cfg.to_dict())
     games.attrs["versions"] = _versions()
     games.attrs["elapsed_s"] = time.perf_counter() - t0
-    return TournamentResult(games, cfg)
+    result = TournamentResult(games, cfg)
+    if run is not None:
+        games.attrs["run_dir"] = os.fspath(run.path)
+        games.attrs["elapsed_s"] = before + time.perf_counter() - t0
+        run.mark_complete(result.table(), elapsed_s=games.attrs["elapsed_s"])
+    return result
 
 
 # ----------------------------------------------------------------------------- summaries
@@ -426,17 +575,21 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
 
 def seat_games(df: "pd.DataFrame") -> "pd.DataFrame":
     """One row per (game, seat): ``deal_id``, ``arrangement``, ``seat``, ``agent``, ``sf``,
-    ``score`` (list score), ``declared``, ``won`` (declared and won), ``time``."""
+    ``score`` (list score), ``declared``, ``won`` (declared and won), ``time``, ``erred``
+    (the seat's agent failed in that game)."""
     import pandas as pd
 
     parts = []
+    errs = (df["error_seats"].to_numpy(np.int64) if "error_seats" in df.columns
+            else np.zeros(len(df), np.int64))
     for s in range(3):
         decl = df["declarer"].to_numpy() == s
         parts.append(pd.DataFrame({
             "deal_id": df["deal_id"].to_numpy(), "arrangement": df["arrangement"].to_numpy(), "seat": s,
             "agent": df[f"agent_{s}"].to_numpy(), "sf": df[f"sf_{s}"].to_numpy(np.float64),
             "score": df[f"score_{s}"].to_numpy(np.float64), "declared": decl,
-            "won": decl & df["won"].to_numpy(bool), "time": df[f"time_{s}"].to_numpy(np.float64)}))
+            "won": decl & df["won"].to_numpy(bool), "time": df[f"time_{s}"].to_numpy(np.float64),
+            "erred": (errs >> s) & 1}))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -445,7 +598,7 @@ def _boards(df: "pd.DataFrame") -> "pd.DataFrame":
     sg = seat_games(df)
     g = sg.groupby(["deal_id", "agent"], sort=True)
     return g.agg(n=("sf", "size"), sf=("sf", "sum"), score=("score", "sum"), declared=("declared", "sum"),
-                 won=("won", "sum"), time=("time", "sum")).reset_index()
+                 won=("won", "sum"), time=("time", "sum"), erred=("erred", "sum")).reset_index()
 
 
 def _sf_diffs(df: "pd.DataFrame", a: str, b: str) -> np.ndarray:
@@ -485,7 +638,8 @@ def agent_summary(df: "pd.DataFrame", labels: Sequence[str] | None = None) -> "p
     """Per agent: games, declarer rate, declarer win rate, Seeger-Fabian points per game
     and per 36-game list, list score per game, each with its 95% half-width ``*_ci``
     (board-level, see the module docstring); ``time_per_game`` (seconds; NaN in the
-    batch engine)."""
+    batch engine); ``errors``: the games in which the agent failed (raised, returned an
+    illegal action or exceeded the time limit; each settled by rule, see :mod:`agents.play`)."""
     import pandas as pd
 
     bd = _boards(df)
@@ -503,6 +657,7 @@ def agent_summary(df: "pd.DataFrame", labels: Sequence[str] | None = None) -> "p
         rec["sf_per_list"], rec["sf_per_list_ci"] = rec["sf_per_game"] * LIST_GAMES, rec["sf_per_game_ci"] * LIST_GAMES
         rec["list_score_per_game"], rec["list_score_per_game_ci"] = _mean_ci(x["score"].to_numpy(np.float64) / n)
         rec["time_per_game"] = float(x["time"].sum() / n.sum()) if n.sum() else math.nan
+        rec["errors"] = int(x["erred"].sum())
         out.append(rec)
     return pd.DataFrame(out).set_index("agent")
 
@@ -583,6 +738,7 @@ class TournamentResult:
         }, index=s.index)
         if s["time_per_game"].notna().any():
             show["decide s/game"] = [f"{t:.4f}" for t in s["time_per_game"]]
+        show["errors"] = s["errors"]
         c = self.config
         head = (f"duplicate tournament: {c.n_deals:,} boards x 6 arrangements = {len(self.games):,} games, "
                 f"seed {c.seed}, rules {c.rules.version}, {c.engine} engine")

@@ -1,0 +1,280 @@
+"""Run directories: long runs that survive a crash, a Ctrl-C or ``kill -9`` and resume.
+
+A run directory holds one run (a tournament or a batch simulation)::
+
+    runs/DIR/
+      manifest.json          what determines the rows (config), how they are cut (chunk_size),
+                             package and dependency versions, status ("running" / "complete")
+      shards/rows-000000000-000000025.parquet   the rows of units [0, 25) (deals or boards)
+      shards/...
+      summary.txt            the printed summary, once complete
+
+Units of work (deals, or tournament boards) are cut into chunks ``[a, b)`` of
+``chunk_size`` fixed at creation; a chunk's rows depend only on the config and the unit
+ids, so chunks can be played in any order, on any machine, and a resumed run plays only
+the chunks without a shard. Every shard is written to a temporary file in ``shards/`` and
+moved into place with :func:`os.replace` (after ``fsync``): a kill at any moment leaves
+either the complete shard or none (temporary files are removed when the run is reopened).
+Each shard's Parquet metadata (``skatsim``) records its chunk and row count; a file whose
+count does not match is not counted as done (and is replaced).
+
+>>> import tempfile, pandas as pd
+>>> d = RunDir.create(tempfile.mkdtemp() + "/run", kind="demo", config={"n": 3}, n_units=3, chunk_size=2)
+>>> d.todo()
+[(0, 2), (2, 3)]
+>>> d.write_shard(0, 2, pd.DataFrame({"x": [1, 2]})).name
+'rows-000000000-000000002.parquet'
+>>> d.todo(), list(d.read_all()["x"])
+([(2, 3)], [1, 2])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["RunDir", "RUN_FORMAT", "MANIFEST", "versions", "is_run_dir", "atomic_write_bytes"]
+
+RUN_FORMAT = "skatsim-run/1"
+MANIFEST = "manifest.json"
+SHARDS = "shards"
+_PREFIX = "rows"
+_TMP = ".tmp-"
+
+#: Packages whose versions a manifest records.
+_PACKAGES = ("skatsim", "numpy", "numba", "pandas", "pyarrow", "tqdm", "ray")
+
+
+def versions() -> dict[str, str]:
+    """Python and package versions (``"not installed"`` for absent optional ones)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for pkg in _PACKAGES:
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file, ``fsync`` and :func:`os.replace`."""
+    path = Path(path)
+    tmp = path.with_name(f"{_TMP}{path.name}.{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def is_run_dir(path: str | os.PathLike[str]) -> bool:
+    """``path`` is a directory with a run manifest."""
+    return (Path(path) / MANIFEST).is_file()
+
+
+def _shard_name(a: int, b: int) -> str:
+    return f"{_PREFIX}-{a:09d}-{b:09d}.parquet"
+
+
+def _parse_name(name: str) -> tuple[int, int] | None:
+    if not (name.startswith(_PREFIX + "-") and name.endswith(".parquet")):
+        return None
+    parts = name[len(_PREFIX) + 1:-len(".parquet")].split("-")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+class RunDir:
+    """One run directory (see the module docstring). Make it with :meth:`create` or
+    :meth:`open`; the manifest is :attr:`manifest`."""
+
+    def __init__(self, path: str | os.PathLike[str], manifest: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.manifest = manifest
+
+    # ------------------------------------------------------------------ creating and opening
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], *, kind: str, config: Mapping[str, Any], n_units: int,
+               chunk_size: int, extra: Mapping[str, Any] | None = None) -> "RunDir":
+        """A new run directory at ``path`` (which must not exist, or be an empty directory)."""
+        path = Path(path)
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            what = "a run directory" if is_run_dir(path) else "not an empty directory"
+            raise FileExistsError(f"{os.fspath(path)!r} exists and is {what}; choose a new directory")
+        if not isinstance(chunk_size, int) or chunk_size < 1 or not isinstance(n_units, int) or n_units < 0:
+            raise ValueError(f"chunk_size must be a positive int and n_units a non-negative int, "
+                             f"got {chunk_size!r}, {n_units!r}")
+        (path / SHARDS).mkdir(parents=True, exist_ok=True)
+        manifest = {"format": RUN_FORMAT, "kind": kind, "config": dict(config), "n_units": n_units,
+                    "chunk_size": chunk_size, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                    "versions": versions(), "status": "running", **dict(extra or {})}
+        d = cls(path, manifest)
+        d._save()
+        return d
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> "RunDir":
+        """An existing run directory (``ValueError`` when ``path`` is not one)."""
+        path = Path(path)
+        f = path / MANIFEST
+        if not f.is_file():
+            why = "does not exist" if not path.exists() else f"has no {MANIFEST}"
+            raise ValueError(f"{os.fspath(path)!r} is not a skatsim run directory: it {why}")
+        try:
+            manifest = json.loads(f.read_text())
+        except (OSError, ValueError) as e:
+            raise ValueError(f"cannot read {os.fspath(f)!r}: {e}") from None
+        if manifest.get("format") != RUN_FORMAT:
+            raise ValueError(f"{os.fspath(f)!r} is not a {RUN_FORMAT} manifest (format {manifest.get('format')!r})")
+        d = cls(path, manifest)
+        d._clean()
+        return d
+
+    def _save(self) -> None:
+        atomic_write_bytes(self.path / MANIFEST, (json.dumps(self.manifest, indent=2, sort_keys=True) + "\n").encode())
+
+    def _clean(self) -> None:
+        """Remove temporary files left by a killed writer."""
+        for p in (self.path / SHARDS).glob(_TMP + "*"):
+            try:
+                p.unlink()
+            except OSError:
+                pass
+        for p in self.path.glob(_TMP + "*"):
+            try:
+                p.unlink()
+            except OSError:
+                pass
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def kind(self) -> str:
+        return str(self.manifest["kind"])
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return dict(self.manifest["config"])
+
+    @property
+    def chunk_size(self) -> int:
+        return int(self.manifest["chunk_size"])
+
+    @property
+    def n_units(self) -> int:
+        return int(self.manifest["n_units"])
+
+    @property
+    def complete(self) -> bool:
+        return self.manifest.get("status") == "complete" and not self.todo()
+
+    def bounds(self) -> list[tuple[int, int]]:
+        """Every chunk ``(a, b)`` of the run, in order."""
+        n, k = self.n_units, self.chunk_size
+        return [(a, min(a + k, n)) for a in range(0, n, k)]
+
+    # ------------------------------------------------------------------ shards
+    def shard_path(self, a: int, b: int) -> Path:
+        return self.path / SHARDS / _shard_name(a, b)
+
+    def done(self) -> dict[tuple[int, int], Path]:
+        """The chunks with a complete shard (checked against its recorded row count)."""
+        import pyarrow.parquet as pq
+
+        want = set(self.bounds())
+        out: dict[tuple[int, int], Path] = {}
+        for p in sorted((self.path / SHARDS).glob(_PREFIX + "-*.parquet")):
+            b = _parse_name(p.name)
+            if b is None or b not in want:
+                continue
+            try:
+                md = pq.read_metadata(p)
+                meta = json.loads((md.metadata or {}).get(b"skatsim", b"{}"))
+            except Exception:  # not a readable Parquet file: not done
+                continue
+            if meta.get("chunk") == list(b) and meta.get("rows") == md.num_rows:
+                out[b] = p
+        return out
+
+    def todo(self) -> list[tuple[int, int]]:
+        """The chunks still to play, in order."""
+        done = self.done()
+        return [b for b in self.bounds() if b not in done]
+
+    def write_shard(self, a: int, b: int, df: "pd.DataFrame", meta: Mapping[str, Any] | None = None) -> Path:
+        """Write the rows of chunk ``[a, b)`` atomically; ``meta`` joins the file's ``skatsim``
+        metadata (with ``chunk`` and ``rows``)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if (a, b) not in set(self.bounds()):
+            raise ValueError(f"({a}, {b}) is not a chunk of this run (chunk_size {self.chunk_size}, "
+                             f"{self.n_units} units)")
+        df = df.copy()
+        df.attrs = {}
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        info = {**dict(meta or {}), "chunk": [a, b], "rows": len(df)}
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                               b"skatsim": json.dumps(info).encode()})
+        final = self.shard_path(a, b)
+        tmp = final.with_name(f"{_TMP}{final.name}.{os.getpid()}")
+        try:
+            with open(tmp, "wb") as f:
+                pq.write_table(table, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, final)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+        return final
+
+    def read_shard(self, a: int, b: int) -> "pd.DataFrame":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(self.shard_path(a, b)).to_pandas()
+
+    def read_all(self, chunks: Iterable[tuple[int, int]] | None = None) -> "pd.DataFrame":
+        """The rows of every done chunk (or of ``chunks``), concatenated in chunk order."""
+        import pandas as pd
+        import pyarrow.parquet as pq
+
+        done = self.done()
+        keys = sorted(done) if chunks is None else sorted(chunks)
+        if not keys:
+            raise ValueError(f"{os.fspath(self.path)!r} holds no finished chunk yet")
+        return pd.concat([pq.read_table(done[k]).to_pandas() for k in keys], ignore_index=True)
+
+    # ------------------------------------------------------------------ finishing
+    def mark_complete(self, summary: str | None = None, **info: Any) -> None:
+        """Record that every chunk is done (and write ``summary.txt``)."""
+        missing = self.todo()
+        if missing:
+            raise ValueError(f"{len(missing)} chunk(s) are not done yet, first {missing[0]}")
+        if summary is not None:
+            atomic_write_bytes(self.path / "summary.txt", (summary.rstrip("\n") + "\n").encode())
+        self.manifest.update(info)
+        self.manifest["status"] = "complete"
+        self.manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        self._save()
+
+    def update(self, **info: Any) -> None:
+        """Merge ``info`` into the manifest (atomically)."""
+        self.manifest.update(info)
+        self._save()
+
+    def __repr__(self) -> str:
+        return f"RunDir({os.fspath(self.path)!r}, kind={self.kind!r}, {len(self.done())}/{len(self.bounds())} chunks)"
