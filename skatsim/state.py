@@ -123,7 +123,8 @@ class SkatState:
     :class:`~skatsim.deal.Deal`) or :meth:`from_record`.
     """
 
-    __slots__ = ("_st", "_actions", "_players", "_phases", "rules", "seed", "_deal", "_phase", "_legal")
+    __slots__ = ("_st", "_actions", "_players", "_phases", "rules", "seed", "_deal", "_phase", "_legal",
+                 "_events")
 
     def __init__(self, deal: Deal, rules: SkatRules = ISKO, seed: int | None = None) -> None:
         if not isinstance(rules, SkatRules):
@@ -143,6 +144,9 @@ class SkatState:
         self._actions: list[int] = []
         self._players: list[int] = []
         self._phases: list[int] = []  # phase in which each action was taken
+        # record-level events (show cards, resign, time-out, left, the server's schwarz
+        # stop) as (number of actions before it, seat or -1, kind, cards mask)
+        self._events: list[tuple[int, int, str, int]] = []
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -194,6 +198,7 @@ class SkatState:
         s._actions = self._actions.copy()
         s._players = self._players.copy()
         s._phases = self._phases.copy()
+        s._events = self._events.copy()
         return s
 
     def child(self, action: int) -> "SkatState":
@@ -284,6 +289,97 @@ class SkatState:
             shown = "pass, " + ", ".join(legal[:3]) + f", ... ({len(legal)} actions)"
         return (f"illegal action {action!r} ({name}) for seat {self.current_player()} in phase "
                 f"{self.phase}; legal: {shown}")
+
+    # ---------------------------------------------------------------- record-level events
+    def show_cards(self, seat: int, cards: CardsLike | None = None) -> None:
+        """The declarer shows ``cards`` (default: his whole hand), as with ISS ``SC``.
+        Nothing else changes: play goes on (ISS_FORMAT.md §3). ``ValueError`` unless
+        ``seat`` is the declarer of a declared game in progress holding those cards."""
+        p = _seat(seat)
+        mask = self.hand_mask(p) if cards is None else to_mask(cards)
+        if not K.show_cards(self._st, p, mask):
+            raise ValueError(f"seat {p} cannot show {CardSet.from_mask(mask)}: only the declarer shows his own "
+                             f"cards, after the declaration and before the end (phase {self.phase})")
+        self._events.append((len(self._actions), p, "show", mask))
+
+    def resign(self, seat: int) -> bool:
+        """``seat`` resigns (ISS ``RE``). The declarer's resignation ends the game (lost;
+        the cards still out go to the defenders; no schneider/schwarz against him in the
+        first trick, the ISS rule). A defender's waits for his partner's: when both have
+        resigned the declarer gets every card still out (in null the defenders do) and
+        the game is settled from the cards. Returns True when the game ended.
+        ``ValueError`` outside a declared game in progress or when said twice."""
+        p = _seat(seat)
+        r = int(K.resign(self._st, p))
+        if r < 0:
+            raise ValueError(f"seat {p} cannot resign now (phase {self.phase}; resigning needs a declared game "
+                             "in progress, once per seat)")
+        self._events.append((len(self._actions), p, "resign", 0))
+        self._sync()
+        return r == 1
+
+    def abandon(self, seat: int, reason: str = "timeout") -> None:
+        """End the game because ``seat`` ran out of time (``reason="timeout"``, ISS
+        ``w TI.s``) or left the table (``"left"``, ``w LE.s``). The game is not scored
+        (a penalty game: the result reads like a passed-in game, :attr:`ending` tells)."""
+        p = _seat(seat)
+        code = {"timeout": K.END_TIMEOUT, "left": K.END_LEFT}.get(reason)
+        if code is None:
+            raise ValueError(f"reason must be 'timeout' or 'left', got {reason!r}")
+        if not K.abandon(self._st, p, code):
+            raise ValueError("the game is already over")
+        self._events.append((len(self._actions), p, reason, 0))
+        self._sync()
+
+    def end_schwarz_lost(self) -> None:
+        """End an announced-schwarz game (every suit/grand ouvert game too) right after
+        the defenders' first trick, as the ISS server does (the game is lost and its value
+        fixed; settled with the points so far, without schneider/schwarz flags).
+        ``ValueError`` unless the last completed trick was the defenders' first."""
+        if not K.end_schwarz_lost(self._st):
+            raise ValueError("end_schwarz_lost needs an announced-schwarz suit or grand game right after the "
+                             "defenders' first trick")
+        self._events.append((len(self._actions), -1, "schwarz_lost", 0))
+        self._sync()
+
+    def apply_event(self, kind: str, seat: int = -1, cards: CardsLike | None = None) -> None:
+        """Apply a record-level event by name: ``show`` (with ``cards``), ``resign``,
+        ``timeout``, ``left`` or ``schwarz_lost`` (see the methods of the same meaning)."""
+        if kind == "show":
+            self.show_cards(seat, cards)
+        elif kind == "resign":
+            self.resign(seat)
+        elif kind in ("timeout", "left"):
+            self.abandon(seat, kind)
+        elif kind == "schwarz_lost":
+            self.end_schwarz_lost()
+        else:
+            raise ValueError(f"unknown event {kind!r}; known: show, resign, timeout, left, schwarz_lost")
+
+    def events(self) -> list[dict[str, Any]]:
+        """The record-level events so far: ``{"at": actions before it, "seat", "kind",
+        "cards"}`` (``cards``: the shown cards as text, else ``""``)."""
+        return [{"at": at, "seat": p, "kind": k, "cards": CardSet.from_mask(m).to_text() if m else ""}
+                for at, p, k, m in self._events]
+
+    @property
+    def ending(self) -> str | None:
+        """How the game ended: ``played`` (to the end by the rules), ``schwarz_lost``,
+        ``declarer_resigned``, ``defenders_resigned``, ``timeout``, ``left``; ``None``
+        while it runs."""
+        if not self.is_terminal():
+            return None
+        return K.END_NAMES[int(self._st[K.F_END])]
+
+    @property
+    def ending_seat(self) -> int | None:
+        """The seat that resigned (declarer), timed out or left; ``None`` otherwise."""
+        s = int(self._st[K.F_END_SEAT])
+        return s if self.is_terminal() and s >= 0 and self._st[K.F_END] != 0 else None
+
+    def _sync(self) -> None:
+        self._phase = int(self._st[K.F_PHASE])
+        self._legal = tuple(int(x) for x in K.legal_set(self._st))
 
     def returns(self, kind: str = "sf") -> list[float]:
         """Returns per seat of the finished game (zeros until the end).
@@ -529,7 +625,12 @@ class SkatState:
             lines.append(f"  current trick: lead {self.trick_leader()}  " + " ".join(card_name(c) for c in cur))
         if self.game_type is not None:
             lines.append(f"card points (tricks): {self.points()}, tricks: {self.tricks_won()}")
+        for e in self.events():
+            lines.append(f"  event after {e['at']} actions: {e['kind']}" + (f" by seat {e['seat']}" if e["seat"] >= 0 else "")
+                         + (f" {e['cards']}" if e["cards"] else ""))
         if self.is_terminal():
+            if self.ending != "played":
+                lines.append(f"ended: {self.ending}")
             lines.append("result: " + self.result.summary())
         return "\n".join(lines)
 
@@ -577,6 +678,9 @@ class SkatState:
             "cards": cards,
             "result": self.result.to_dict() if self.is_terminal() else None,
         }
+        if self._events:  # record-level events (ISS SC/RE/TI/LE, the schwarz stop) and the ending
+            rec["events"] = [[e["at"], e["seat"], e["kind"], e["cards"]] for e in self.events()]
+            rec["ending"] = self.ending
         return rec
 
     def to_json(self, **kw: Any) -> str:
@@ -640,7 +744,10 @@ class SkatState:
             raise RecordError(f"record field 'moves' must be a list of [seat, action] pairs, got "
                               f"{type(moves).__name__} {moves!r}")
         state = cls(deal, rules, seed)
+        events = _record_events(rec.get("events", []))
+        ev = 0
         for i, mv in enumerate(moves):
+            ev = _apply_record_events(state, events, ev, i)
             if not isinstance(mv, (list, tuple)) or len(mv) != 2 or type(mv[0]) is not int \
                     or not 0 <= mv[0] <= 2 or not isinstance(mv[1], str):
                 raise RecordError(f"move {i + 1}: expected [seat, action] with a seat 0, 1 or 2 and an action "
@@ -655,6 +762,10 @@ class SkatState:
                 state.apply_action(string_to_action(text))
             except ValueError as e:
                 raise RecordError(f"{where}: {e}") from None
+        ev = _apply_record_events(state, events, ev, len(moves))
+        if ev < len(events):
+            raise RecordError(f"record event {ev + 1} {events[ev]!r} is at action {events[ev][0]}, "
+                              f"after the {len(moves)} moves")
         state._check_record_summary(rec, fmt)
         return state
 
@@ -663,6 +774,9 @@ class SkatState:
         for key in _SUMMARY_FIELDS:
             if key in rec and _jsonable(rec[key]) != mine[key]:
                 raise RecordError(f"record field {key!r} is {rec[key]!r} but the moves give {mine[key]!r}")
+        if "ending" in rec and rec["ending"] != mine.get("ending"):
+            raise RecordError(f"record field 'ending' is {rec['ending']!r} but the moves and events give "
+                              f"{mine.get('ending')!r}")
         if "result" not in rec:
             return
         theirs = rec["result"]
@@ -692,7 +806,34 @@ class SkatState:
 
 
 _RECORD_FIELDS = ("format", "rules", "rules_version", "seed", "deal", "moves", "bids", "declarer", "bid",
-                  "skat_choice", "discard", "contract", "kontra", "cards", "result")
+                  "skat_choice", "discard", "contract", "kontra", "cards", "result", "events", "ending")
+_EVENT_KINDS = ("show", "resign", "timeout", "left", "schwarz_lost")
+
+
+def _record_events(events: Any) -> list[tuple[int, int, str, str]]:
+    """The ``events`` field of a record: ``[at, seat, kind, cards]`` lists, ``at`` ascending."""
+    if not isinstance(events, list):
+        raise RecordError(f"record field 'events' must be a list of [at, seat, kind, cards], got {events!r}")
+    out = []
+    for i, e in enumerate(events):
+        if not (isinstance(e, (list, tuple)) and len(e) == 4 and type(e[0]) is int and type(e[1]) is int
+                and e[2] in _EVENT_KINDS and isinstance(e[3], str)) or (out and e[0] < out[-1][0]):
+            raise RecordError(f"record event {i + 1}: expected [at, seat, kind, cards] with kind one of "
+                              f"{', '.join(_EVENT_KINDS)} and 'at' not decreasing, got {e!r}")
+        out.append((e[0], e[1], e[2], e[3]))
+    return out
+
+
+def _apply_record_events(state: "SkatState", events: list[tuple[int, int, str, str]], ev: int, at: int) -> int:
+    """Apply the events recorded before action ``at``; returns the index of the next one."""
+    while ev < len(events) and events[ev][0] == at:
+        _, seat, kind, cards = events[ev]
+        try:
+            state.apply_event(kind, seat, cards if kind == "show" else None)
+        except ValueError as e:
+            raise RecordError(f"record event {ev + 1} ({kind} by seat {seat} before move {at + 1}): {e}") from None
+        ev += 1
+    return ev
 _SUMMARY_FIELDS = ("bids", "declarer", "bid", "skat_choice", "discard", "contract", "kontra", "cards")
 
 

@@ -1,13 +1,11 @@
-"""Real ISS game records (ISS_FORMAT.md §5, from jSkat's MessageParserTest fixtures) and a
-minimal converter to skatsim moves, used to check the engine against server results."""
+"""Real ISS game records (ISS_FORMAT.md §5, from jSkat's MessageParserTest fixtures) and the
+ones in ``tests/data/iss_records.txt``. Reading and replaying them is ``skatsim.iss``'s job
+(one importer): this module only holds the data."""
 
 from __future__ import annotations
 
 import re
-
-from skatsim import SkatState, deal_from_hands
-from skatsim.actions import HAND, PICKUP, declare_action, string_to_action
-from skatsim.cards import parse_card
+from pathlib import Path
 
 RECORDS = {
     # suit game lost with 59 points
@@ -20,45 +18,15 @@ RECORDS = {
     756788: "(;GM[Skat]PC[International Skat Server]CO[]SE[32407]ID[756788]DT[2011-05-28/08:46:19/UTC]P0[xskat]P1[bonsai]P2[bernie]R0[]R1[0.0]R2[]MV[w C8.DQ.DJ.HK.S9.SK.SQ.HQ.CK.D9.S8.DT.SJ.C9.CQ.SA.DK.HT.D7.H7.ST.HJ.C7.H8.S7.DA.CJ.CT.D8.H9.CA.HA 1 p 2 p 0 p ]R[passed] ;)",
 }
 
-
-def parse_result(text: str) -> dict[str, str]:
-    if text.strip() == "passed":
-        return {"passed": "1"}
-    out = {}
-    for tok in text.split():
-        if ":" in tok:
-            k, v = tok.split(":", 1)
-            out[k] = v
-        else:
-            out[tok] = "1"
-    return out
+DATA_FILE = Path(__file__).parent / "data" / "iss_records.txt"
 
 
-def replay_iss(record: str) -> tuple[SkatState, dict[str, str]]:
-    """Replay an ISS record (one that is played to the end) through a SkatState."""
-    props = dict(re.findall(r"(\w+)\[(.*?)\]", record))
-    tokens = props["MV"].split()
-    pairs = list(zip(tokens[0::2], tokens[1::2]))
-    deck = [parse_card(c) for c in pairs[0][1].split(".")]
-    state = SkatState.new_game(deal=deal_from_hands(deck[0:10], deck[10:20], deck[20:30], deck[30:32]))
-    picked = False
-    for who, mv in pairs[1:]:
-        if who == "w":
-            continue
-        if state.phase == "bidding":
-            state.apply_action(string_to_action({"y": "yes", "p": "pass"}.get(mv, mv)))
-        elif state.phase == "skat":
-            if mv == "s":
-                state.apply_action(PICKUP)
-                picked = True
-                continue
-            state.apply_action(HAND)
-            state.apply_action(declare_action(mv.split(".")[0]))
-        elif state.phase == "discard" and picked:
-            game, d1, d2 = mv.split(".")[:3]
-            state.apply_action(parse_card(d1))
-            state.apply_action(parse_card(d2))
-            state.apply_action(declare_action(game))
-        else:
-            state.apply_action(parse_card(mv))
-    return state, parse_result(props["R"])
+def data_records() -> dict[int, str]:
+    """The records of ``tests/data/iss_records.txt`` by ID (comment lines skipped)."""
+    lines = [ln for ln in DATA_FILE.read_text().splitlines() if ln.startswith("(;")]
+    return {int(re.search(r"ID\[(\d+)\]", ln).group(1)): ln for ln in lines}
+
+
+def all_records() -> dict[int, str]:
+    """Every real record: :data:`RECORDS` and the data file."""
+    return {**RECORDS, **data_records()}

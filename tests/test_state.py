@@ -21,12 +21,14 @@ import numpy as np
 import pytest
 
 import reference as ref
-from iss_records import RECORDS, parse_result, replay_iss
+from iss_records import all_records
+
 from skatsim import (TERMINAL_PLAYER, CardSet, GameResult, RecordError, SkatRules, SkatState, deal,
                      deal_from_hands, settle)
 from skatsim.actions import (DECLARE_BASE, HAND, HOLD, KONTRA, NUM_ACTIONS, PASS, PICKUP, RE,
                              action_to_string, declare_action, string_to_action)
 from skatsim.cards import card_name, parse_card
+from skatsim import iss
 from skatsim.rules import RAMSCH
 
 # ------------------------------------------------------------------------------ helpers
@@ -467,94 +469,42 @@ def test_malformed_records() -> None:
 
 
 # --------------------------------------------------------------------------- ISS records
+# The real server records replayed through SkatState by the one importer, skatsim.iss
+# (tests/test_iss.py tests the importer itself).
 
 
-@pytest.mark.parametrize("rid", sorted(RECORDS))
+@pytest.mark.parametrize("rid", sorted(all_records()))
 def test_iss_record_replays_to_the_server_result(rid: int) -> None:
-    s, res = replay_iss(RECORDS[rid])
+    g = iss.parse_iss(all_records()[rid])
+    s = iss.replay(g)
     assert s.is_terminal()
+    res = g.result
     r = s.result
-    if "passed" in res:
-        assert r.passed_in and s.returns() == [0.0, 0.0, 0.0]
+    if res.passed:
+        assert r.passed_in and s.ending == "played" and s.returns() == [0.0, 0.0, 0.0]
         return
-    _check_iss_result(r, res)
-
-
-def _check_iss_result(r: GameResult, res: dict) -> None:
-    assert r.declarer == int(res["d"])
-    assert r.list_score == int(res["v"])
-    assert r.matadors == int(res["m"])
-    assert r.declarer_points == int(res["p"]) and r.declarer_tricks == int(res["t"])
-    assert r.won == ("win" in res) and r.overbid == ("overbid" in res)
-    assert r.schneider == (res["s"] == "1") and r.schwarz == (res["z"] == "1")
-
-
-def _is_card(token: str) -> bool:
-    return len(token) == 2 and token[0] in "CSHD" and token[1] in "AKQJT987"
-
-
-def replay_iss_full(record: str) -> tuple[SkatState, dict]:
-    """Replay any ISS record: pickup with the declaration before, with or after the discards,
-    hand and ouvert declarations, show-cards (SC, play goes on) and resignations (RE)."""
-    props = dict(re.findall(r"(\w+)\[(.*?)\]", record))
-    toks = props["MV"].split()
-    pairs = list(zip(toks[0::2], toks[1::2]))
-    deck = pairs[0][1].split(".")
-    s = SkatState.new_game(deal=deal_from_hands(" ".join(deck[0:10]), " ".join(deck[10:20]),
-                                                " ".join(deck[20:30]), " ".join(deck[30:32])))
-    pending = None
-    for i, (who, mv) in enumerate(pairs[1:], 2):
-        parts = mv.split(".")
-        if who == "w" or parts[0] in ("SC", "RE"):
-            continue
-        assert s.current_player() == int(who), f"ISS move {i} ({who} {mv}): it is seat {s.current_player()}'s turn"
-        if s.phase == "bidding":
-            do(s, {"y": "yes", "p": "pass"}.get(mv, mv))
-        elif s.phase == "skat":
-            if mv == "s":
-                s.apply_action(PICKUP)
-            else:
-                s.apply_action(HAND)
-                s.apply_action(declare_action(parts[0]))
-        elif s.phase == "discard":
-            if not _is_card(parts[0]):
-                pending, parts = parts[0], parts[1:3]
-            for c in parts[:2]:
-                s.apply_action(parse_card(c))
-            if s.phase == "declare" and pending:
-                s.apply_action(declare_action(pending))
-                pending = None
-        else:
-            s.apply_action(parse_card(mv))
-    return s, parse_result(props["R"])
-
-
-def _extra_iss_records() -> list:
-    path = Path(__file__).parent / "data" / "iss_records.txt"
-    lines = [ln for ln in path.read_text().splitlines() if ln.startswith("(;")]
-    return [pytest.param(ln, id=re.search(r"ID\[(\d+)\]", ln).group(1)) for ln in lines]
-
-
-@pytest.mark.parametrize("record", _extra_iss_records())
-def test_more_iss_records(record: str) -> None:
-    s, res = replay_iss_full(record)
-    if s.is_terminal():  # played to the end: every field must match
-        _check_iss_result(s.result, res)
+    if res.outcome == "penalty":
+        assert r.passed_in and s.ending in ("timeout", "left") and s.returns("list") == [0.0, 0.0, 0.0]
+        assert s.ending_seat == (res.left if s.ending == "left" else res.timeout)
         return
-    # resigned: the moves so far were legal; settle with the server's awarded points and tricks
-    assert " RE " in record
-    d = int(res["d"])
-    assert s.declarer == d and s.contract is not None
-    r = settle(s.contract, s.deal.hands[d], s.deal.skat, s.bid, int(res["p"]), int(res["t"]), declarer=d)
-    assert r.list_score == int(res["v"]) and r.matadors == int(res["m"])
-    assert r.won == ("win" in res)
+    assert r.declarer == res.declarer
+    assert r.list_score == res.value
+    assert r.matadors == res.matadors
+    assert r.declarer_points == res.points and r.declarer_tricks == res.tricks
+    assert r.won == (res.outcome == "win") and r.overbid == res.overbid
+    assert r.schneider == res.schneider and r.schwarz == res.schwarz
 
 
-def test_local_iss_replayer_agrees_on_the_shared_records() -> None:
-    for rid, rec in RECORDS.items():
-        a, _ = replay_iss(rec)
-        b, _ = replay_iss_full(rec)
-        assert a.history() == b.history()
+def test_resigned_and_stopped_records_are_settled_by_the_state() -> None:
+    """RE and the schwarz stop end the SkatState itself (no settle() by hand), and the
+    state's own record reproduces the game, events included."""
+    for rid, want in ((1039093, "defenders_resigned"), (727, "defenders_resigned"),
+                      (1390253, "defenders_resigned"), (13577, "schwarz_lost"), (30, "left"), (8, "timeout")):
+        s = iss.replay(iss.parse_iss(all_records()[rid]))
+        assert s.ending == want, rid
+        back = SkatState.from_record(s.to_json())
+        assert back.ending == want and back.result == s.result and back.events() == s.events()
+        assert back.history() == s.history()
 
 
 # ------------------------------------------------------------------------------ Kontra/Re

@@ -24,7 +24,7 @@ from numba import njit
 from ..actions import BID_BASE, DECLARE_BASE, HOLD, KONTRA, PASS, PICKUP, RE
 from ..bits import nth_bit, popcount, rand_below
 from ..cards import CARD_POINTS_ARRAY, card_points
-from ..contracts import BID_ARRAY, DECLARABLE_BITS, DECLARATION_ARRAY, OUVERT
+from ..contracts import BID_ARRAY, DECLARABLE_BITS, DECLARATION_ARRAY, OUVERT, SCHWARZ_ANNOUNCED
 from ..options import OPT_KONTRA, OPT_RAMSCH
 from ..rules import FOLLOW, NULL, RAMSCH, legal_mask, trick_winner_pos
 from ..scoring import matadors_of, settle_core, sf_points
@@ -319,6 +319,104 @@ def random_action(st, rng: int):
     return base + 32 + nth_bit(hi, k - nlo), rng
 
 
+# ----------------------------------------------------------------------------- endings
+# Ways a real (ISS) game ends besides being played out. They are record-level events:
+# the functions below are called by ``SkatState`` (and so by the ISS importer) and never by
+# ``apply_action``, so normal play and the batch kernels are unchanged. Each checks that
+# the event is possible and returns False (or -1) without touching ``st`` if not.
+END_PLAYED, END_SCHWARZ_LOST, END_DECLARER_RESIGNED, END_DEFENDERS_RESIGNED, END_TIMEOUT, END_LEFT = range(6)
+END_NAMES = ("played", "schwarz_lost", "declarer_resigned", "defenders_resigned", "timeout", "left")
+
+
+@njit(cache=True, inline='always')
+def _declared_play(st) -> bool:
+    """A declared game between the declaration and the end (Kontra phase or card play)."""
+    ph = st[F_PHASE]
+    return (ph == PH_PLAY or ph == PH_KONTRA) and st[F_DECLARER] >= 0 and st[F_GAME] != RAMSCH
+
+
+@njit(cache=True, inline='always')
+def _award_rest(st, seat: int) -> None:
+    """Give ``seat`` every card not yet in a completed trick (the hands and the trick in
+    progress) and every trick not yet played; ``F_NTRICKS`` keeps the tricks played."""
+    rest = st[F_HAND0] | st[F_HAND1] | st[F_HAND2]
+    for i in range(st[F_NCARDS]):
+        rest |= 1 << st[F_TRICK0 + i]
+    st[F_POINTS0 + seat] += card_points(rest)
+    st[F_TRICKS0 + seat] += 10 - st[F_NTRICKS]
+
+
+@njit(cache=True)
+def end_schwarz_lost(st) -> bool:
+    """End an announced-schwarz game (so every suit/grand ouvert game) right after the
+    defenders' first trick, as the ISS server does: the game is lost whatever follows and
+    its value cannot change (every level is announced). Settled without schneider/schwarz
+    flags (server: ``s:0 z:0``), with the points and tricks so far."""
+    if st[F_PHASE] != PH_PLAY or st[F_GAME] == NULL or st[F_GAME] == RAMSCH or st[F_NCARDS] != 0:
+        return False
+    d = st[F_DECLARER]
+    if d < 0 or (st[F_FLAGS] & SCHWARZ_ANNOUNCED) == 0:
+        return False
+    if st[F_NTRICKS] - st[F_TRICKS0 + d] != 1 or st[F_LAST_WINNER] == d:
+        return False  # not right after the defenders' first trick
+    st[F_END] = END_SCHWARZ_LOST
+    _finish(st)
+    return True
+
+
+@njit(cache=True)
+def resign(st, seat: int) -> int:
+    """Seat ``seat`` resigns (ISS ``RE``): 1 the game ended, 0 noted (a defender; the game
+    ends when his partner resigns too), -1 not possible (no declared game in progress, or
+    said twice).
+
+    The declarer resigning loses; the cards still out and the tricks not yet played go to
+    the defenders (to the seat after the declarer; the server reports only the declarer's
+    side). In the first trick there is no schneider/schwarz against him (ISS rule, see
+    ``result_fields``). Both defenders resigning give all of them to the declarer (in null:
+    to the defenders, the declarer takes no trick) and the game is settled from the cards.
+    """
+    if not _declared_play(st) or seat < 0 or seat > 2 or (st[F_RESIGNED] >> seat) & 1:
+        return -1
+    d = st[F_DECLARER]
+    st[F_RESIGNED] |= 1 << seat
+    if seat == d:
+        st[F_END] = END_DECLARER_RESIGNED
+        st[F_END_SEAT] = d
+        _award_rest(st, d + 1 if d < 2 else 0)
+    elif st[F_RESIGNED] | (1 << d) == 7:
+        st[F_END] = END_DEFENDERS_RESIGNED
+        st[F_END_SEAT] = -1
+        _award_rest(st, (d + 1 if d < 2 else 0) if st[F_GAME] == NULL else d)
+    else:
+        return 0
+    _finish(st)
+    return 1
+
+
+@njit(cache=True)
+def show_cards(st, seat: int, cards: int) -> bool:
+    """The declarer shows ``cards`` (a subset of his hand; ISS ``SC``): recorded in
+    ``F_SHOWN``, play goes on."""
+    if not _declared_play(st) or seat != st[F_DECLARER] or cards & ~st[F_HAND0 + seat]:
+        return False
+    st[F_SHOWN] |= cards
+    return True
+
+
+@njit(cache=True)
+def abandon(st, seat: int, reason: int) -> bool:
+    """Seat ``seat`` timed out (``reason`` END_TIMEOUT, ISS ``w TI.s``) or left the table
+    (END_LEFT, ``w LE.s``): the game ends at once and is not scored (a penalty game, the
+    server's ``d:-1 penalty v:0``)."""
+    if st[F_PHASE] == PH_DONE or seat < 0 or seat > 2 or (reason != END_TIMEOUT and reason != END_LEFT):
+        return False
+    st[F_END] = reason
+    st[F_END_SEAT] = seat
+    _finish(st)
+    return True
+
+
 # ----------------------------------------------------------------------------- results
 # result_fields() layout
 (R_DECLARER, R_GAME, R_FLAGS, R_BID, R_PICKED, R_KONTRA, R_DECL_POINTS, R_DECL_TRICKS, R_MATADORS,
@@ -332,9 +430,16 @@ def result_fields(st, out) -> None:
 
     Card points per seat (``R_PTS*``) are trick points; the skat is added to the
     declarer in ``R_DECL_POINTS`` and, in Ramsch, to the winner of the last trick.
-    Passed-in games have declarer -1 and all scores 0.
+    Passed-in games have declarer -1 and all scores 0, and so have the penalty endings
+    (time-out, a player left: no game is scored). A resigned or stopped game
+    (``F_END``, see "Endings") is settled from the points and tricks it was given.
     """
     out[:] = 0
+    end = st[F_END]
+    if end >= END_TIMEOUT:
+        out[R_DECLARER] = -1
+        out[R_GAME] = -1
+        return
     d = st[F_DECLARER]
     g = st[F_GAME]
     out[R_DECLARER] = d
@@ -360,8 +465,14 @@ def result_fields(st, out) -> None:
     dpts = st[F_POINTS0 + d] + skat_pts
     dtr = st[F_TRICKS0 + d]
     mat = matadors_of(st[F_DEALT0 + d] | st[F_DEALT_SKAT], g)
+    lp, lt = dpts, dtr  # the points and tricks that decide the levels
+    if end == END_SCHWARZ_LOST or (end == END_DECLARER_RESIGNED and st[F_NTRICKS] == 0):
+        lp, lt = 60, 1  # neither side schneider or schwarz (the announced levels still count)
     won, schneider, schwarz, mult, value, overbid, charged, score = settle_core(
-        g, st[F_FLAGS], mat, st[F_BID], dpts, dtr, st[F_KONTRA])
+        g, st[F_FLAGS], mat, st[F_BID], lp, lt, st[F_KONTRA])
+    if end == END_DECLARER_RESIGNED and won:
+        won = False
+        score = (-2 * charged) << st[F_KONTRA]
     out[R_DECL_POINTS] = dpts
     out[R_DECL_TRICKS] = dtr
     out[R_MATADORS] = mat
