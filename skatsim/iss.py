@@ -49,11 +49,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence
 
-from .actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP, bid_action, declare_action
+from .actions import (BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP, action_to_string, bid_action,
+                      declare_action)
 from .cards import CardSet
 from .contracts import BID_VALUES, DECLARATIONS, Contract
 from .contracts import HAND as HAND_FLAG
 from .deal import Deal
+from .kernels import game as K
 from .state import SkatState
 
 __all__ = ["IssError", "IssResult", "IssGame", "Mismatch", "ImportSummary", "parse_iss", "parse_result",
@@ -215,7 +217,7 @@ def _check_move_token(who: str, tok: str) -> bool:
     """Cheap syntax check of one move (the replay checks the rules)."""
     if who == "w":
         return tok.startswith(("TI.", "LE.")) or all(c in _CARD_OF for c in tok.split("."))
-    if tok in _BID_OF or tok in ("y", "p", "s", "RE", "SC") or tok in _CARD_OF:
+    if tok in _CARD_OF or tok in _BID_OF or tok in ("y", "p", "s", "RE", "SC"):
         return True
     parts = tok.split(".")
     head = parts[0]
@@ -300,10 +302,11 @@ def _declare(g: IssGame, s: SkatState, head: str, tok: str, hand: bool) -> None:
 
 
 def _apply(g: IssGame, s: SkatState, a: int, tok: str) -> None:
-    if not s.is_legal(a):
+    try:
+        s.apply_action(a)
+    except ValueError:
         raise g.error(f"illegal in phase {s.phase} for seat {s.current_player()} "
-                      f"({s._illegal_message(a).split('; ', 1)[-1]})", tok)
-    s.apply_action(a)
+                      f"({s._illegal_message(a).split('; ', 1)[-1]})", tok) from None
 
 
 def replay(g: IssGame) -> SkatState:
@@ -350,7 +353,10 @@ def replay(g: IssGame) -> SkatState:
             c = _CARD_OF.get(tok)
             if c is None:
                 raise g.error("a card is expected in the card play", tok)
-            _apply(g, s, c, tok)
+            try:
+                s.apply_action(c)
+            except ValueError:
+                _apply(g, s, c, tok)  # raises the IssError naming the move
         elif ph == "bidding":
             a = _BID_OF.get(tok)
             if a is None:
@@ -431,8 +437,8 @@ class Mismatch:
         return f"ID {self.record_id} (line {self.line}): {self.field} server {self.server!r}, replay {self.ours!r}"
 
 
-def _ours(s: SkatState) -> dict[str, Any]:
-    r = s.result
+def _ours(s: SkatState, r: Any = None) -> dict[str, Any]:
+    r = s.result if r is None else r
     end = s.ending
     penalty = end in ("timeout", "left")
     if r.passed_in and not penalty:
@@ -452,13 +458,14 @@ _ISS_KEY = {"outcome": "win/loss", "declarer": "d", "value": "v", "matadors": "m
             "timeout": "to"}
 
 
-def check(g: IssGame, s: SkatState) -> list[Mismatch]:
+def check(g: IssGame, s: SkatState, result: Any = None) -> list[Mismatch]:
     """Compare the replayed game ``s`` with the server's result line of ``g``: the outcome
     (win/loss/penalty/passed), declarer, signed value, signed matadors, overbid, the
     declarer's points and tricks, schneider, schwarz, resigned, left and time-out seats.
-    Returns the fields that differ (empty: the replay reproduces the server)."""
+    Returns the fields that differ (empty: the replay reproduces the server). ``result``:
+    ``s.result`` if already computed."""
     res = g.result
-    ours = _ours(s)
+    ours = _ours(s, result)
     fields = ["outcome"] if res.passed else list(_ISS_KEY)
     out = []
     for f in fields:
@@ -708,39 +715,41 @@ def _call(p: int, a: int) -> str:
     return f"{p}:" + ("y" if a == HOLD else "p" if a == PASS else str(BID_VALUES[a - BID_BASE]))
 
 
-def _game_rows(g: IssGame, s: SkatState, index: int, mism: list[Mismatch]) -> tuple[dict[str, Any], list[dict]]:
-    r = s.result
+def _game_rows(g: IssGame, s: SkatState, r: Any, index: int, mism: list[Mismatch]) -> tuple[dict[str, Any], list[dict]]:
     row = r.to_row(deal_index=index, deal_seed=None, n_actions=len(s._actions))
     if row["points_0"] is None:
+        pts = s.points()
         for q in range(3):
-            row[f"points_{q}"] = s.points()[q] if not r.passed_in else 0
-    row["deal_seed"] = None
-    auction = " ".join(_call(p, a) for p, a in s.bidding_history())
-    disc = iss_cards(s.skat_mask()) if s.skat_picked_up else ""
+            row[f"points_{q}"] = pts[q] if not r.passed_in else 0
+    hands = [h.mask for h in s.deal.hands]
+    skat = s.deal.skat.mask
     row.update({"iss_id": g.id, "line": g.line, "series": g.series, "date": g.date, "player_0": g.players[0],
                 "player_1": g.players[1], "player_2": g.players[2], "ending": s.ending,
                 "ending_seat": -1 if s.ending_seat is None else s.ending_seat,
-                "hand_0": s.deal.hands[0].mask, "hand_1": s.deal.hands[1].mask, "hand_2": s.deal.hands[2].mask,
-                "skat": s.deal.skat.mask, "discard": disc, "auction": auction,
+                "hand_0": hands[0], "hand_1": hands[1], "hand_2": hands[2], "skat": skat,
+                "discard": iss_cards(s.skat_mask()) if s.skat_picked_up else "",
                 "server_outcome": g.result.outcome, "server_value": g.result.value,
                 "server_points": g.result.points, "server_tricks": g.result.tricks,
                 "server_matadors": g.result.matadors, "mismatch": " ".join(m.field for m in mism)})
-    # decisions: replay the history, recording the state before each bidding/skat/declaration action
+    # decisions: every bidding, skat and declaration action with the state before it
     dec = []
-    t = SkatState.new_game(deal=s.deal)
     calls: list[str] = []
-    outcome = {"declarer": row["declarer"], "contract": row["contract"], "won": row["won"],
-               "list_score": row["list_score"], "declarer_points": row["declarer_points"], "ending": s.ending}
-    for p, a, ph in s.phase_history():
-        if ph in ("bidding", "skat", "discard", "declare"):
-            dec.append({"iss_id": g.id, "seat": p, "player": g.players[p], "phase": ph, "hand": t.hand_mask(p),
-                        "auction": " ".join(calls), "bid": t.bid, "action": a,
-                        "action_text": t.action_to_string(a), **outcome})
-            if ph == "bidding":
-                calls.append(_call(p, a))
-        elif ph == "play":
+    bid = 0
+    outcome = (row["declarer"], row["contract"], row["won"], row["list_score"], row["declarer_points"], s.ending)
+    for p, a, ph in zip(s._players, s._actions, s._phases):
+        if ph > K.PH_DECLARE:
             break
-        t.apply_action(a)
+        dec.append((g.id, p, g.players[p], K.PHASE_NAMES[ph], hands[p], " ".join(calls), bid, a,
+                    action_to_string(a)) + outcome)
+        if ph == K.PH_BID:
+            calls.append(_call(p, a))
+            if BID_BASE <= a < PASS:
+                bid = BID_VALUES[a - BID_BASE]
+        elif a == PICKUP:
+            hands[p] |= skat
+        elif ph == K.PH_DISCARD:
+            hands[p] &= ~(1 << a)
+    row["auction"] = " ".join(calls)
     return row, dec
 
 
@@ -819,18 +828,22 @@ def import_iss(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
         from tqdm.auto import tqdm
 
         bar = tqdm(total=os.path.getsize(path), unit="B", unit_scale=True, desc="import-iss", file=sys.stderr)
-    grows: list[dict] = []
-    drows: list[dict] = []
+    gnames = gschema.names
+    gcols: dict[str, list] = {c: [] for c in gnames}
+    dcols: list[list] = [[] for _ in DECISION_COLUMNS]
 
     def flush() -> None:
-        if grows:
-            gw.write_table(pa.Table.from_pylist(grows, schema=gschema))
-            summ.games += len(grows)
-            grows.clear()
-        if drows:
-            dw.write_table(pa.Table.from_pylist(drows, schema=dschema))
-            summ.decisions += len(drows)
-            drows.clear()
+        if gcols[gnames[0]]:
+            gw.write_table(pa.Table.from_pydict(gcols, schema=gschema))
+            summ.games += len(gcols[gnames[0]])
+            for v in gcols.values():
+                v.clear()
+        if dcols[0]:
+            dw.write_table(pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(dcols, dschema)],
+                                                schema=dschema))
+            summ.decisions += len(dcols[0])
+            for v in dcols:
+                v.clear()
 
     def skip(e: IssError) -> None:
         summ.skipped[e.kind] += 1
@@ -859,16 +872,20 @@ def import_iss(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
             except Exception as e:  # a bug must not end a million-record import: record it
                 skip(IssError(f"{type(e).__name__}: {e}", line=n, kind="internal"))
                 continue
-            mism = check(g, s)
+            r = s.result
+            mism = check(g, s, r)
             if mism:
                 summ.mismatched_games += 1
                 for m in mism:
                     summ.mismatches[m.field] += 1
             summ.endings[s.ending or "?"] += 1
-            row, dec = _game_rows(g, s, summ.records - 1, mism)
-            grows.append(row)
-            drows.extend(dec)
-            if len(grows) >= chunk:
+            row, dec = _game_rows(g, s, r, summ.records - 1, mism)
+            for c in gnames:
+                gcols[c].append(row[c])
+            for d in dec:
+                for col, v in zip(dcols, d):
+                    col.append(v)
+            if len(gcols[gnames[0]]) >= chunk:
                 flush()
         flush()
     finally:
