@@ -131,6 +131,16 @@ class SimulationBidder:
             out.append((a, b, sk))
         return out
 
+    def _wins(self, seat: int, cards: int, a: int, b: int, skat: int, game: int) -> bool:
+        """Does the declarer ``seat`` holding ``cards`` win ``game`` open-handed against the
+        next seat holding ``a`` and the one after holding ``b`` (forehand leads)?"""
+        hands = [0, 0, 0]
+        hands[seat] = cards
+        hands[(seat + 1) % 3] = a
+        hands[(seat + 2) % 3] = b
+        pos = Position((hands[0], hands[1], hands[2]), skat, game, seat, (), 0, 0, 0)
+        return bool(self.solver.solve(pos, mode="threshold", threshold="null" if game == NULL else 61).declarer_wins)
+
     def evaluate(self, hand: int, seat: int) -> dict[tuple[int, bool], tuple[float, int]]:
         """``{(game, hand): (win probability, value)}`` for the ten dealt cards."""
         if self._eval is not None:
@@ -142,18 +152,10 @@ class SimulationBidder:
             wins_h = wins_p = 0
             value_p = []
             for a, b, sk in worlds:
-                hands = [0, 0, 0]
-                hands[seat] = hand
-                hands[(seat + 1) % 3] = a
-                hands[(seat + 2) % 3] = b
-                thr = "null" if game == NULL else 61
-                pos = Position((hands[0], hands[1], hands[2]), sk, game, seat, (), 0, 0, 0)
-                wins_h += bool(self.solver.solve(pos, mode="threshold", threshold=thr).declarer_wins)
+                wins_h += self._wins(seat, hand, a, b, sk, game)
                 twelve = hand | sk
                 disc = best_discard(twelve, game)
-                hands[seat] = twelve & ~disc
-                pos = Position((hands[0], hands[1], hands[2]), disc, game, seat, (), 0, 0, 0)
-                wins_p += bool(self.solver.solve(pos, mode="threshold", threshold=thr).declarer_wins)
+                wins_p += self._wins(seat, twelve & ~disc, a, b, disc, game)
                 value_p.append(contract_value(game, False, twelve))
             n = len(worlds)
             out[(game, True)] = (wins_h / n, int(np.median([contract_value(game, True, hand | sk)
@@ -215,14 +217,8 @@ class SimulationBidder:
             wins = 0
             values = []
             for wa, wb, wsk in worlds:
-                hands = [0, 0, 0]
-                hands[seat] = cards
-                hands[(seat + 1) % 3] = wa
-                hands[(seat + 2) % 3] = wb
                 pile = sk if sk is not None else wsk
-                pos = Position((hands[0], hands[1], hands[2]), pile, c.game, seat, (), 0, 0, 0)
-                thr = "null" if c.game == NULL else 61
-                wins += bool(self.solver.solve(pos, mode="threshold", threshold=thr).declarer_wins)
+                wins += self._wins(seat, cards, wa, wb, pile, c.game)
                 values.append(contract_value(c.game, c.hand, twelve if obs.skat is not None else cards | pile))
             e = expected_score(wins / len(worlds), int(np.median(values)), obs.bid, c.game)
             if e > best_e:

@@ -75,3 +75,18 @@ def write_config(run_dir: Path, config: Any) -> None:
 
 def write_summary(run_dir: Path, title: str, text: str) -> None:
     (run_dir / "summary.md").write_text(f"# {title}\n\n```\n{text}\n```\n")
+
+
+def study_main(cls: type, run: Any, doc: str, argv: list[str] | None, overrides: tuple[str, ...]) -> int:
+    """The command line every study shares: ``--config FILE``, ``--out ROOT`` and the
+    given override flags (``n_deals`` -> ``--n-deals``)."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--config", help="JSON config (fields of the study's Config)")
+    p.add_argument("--out", help="runs root (default: runs/)")
+    for name in overrides:
+        p.add_argument("--" + name.replace("_", "-"), dest=name, type=int, help=f"override {name}")
+    a = p.parse_args(argv)
+    run(load_config(cls, a.config, {k: getattr(a, k) for k in overrides}), a.out)
+    return 0

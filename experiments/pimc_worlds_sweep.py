@@ -11,7 +11,6 @@ declarer win rate, decision seconds per game) and ``summary.md``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from experiments._runs import load_config, make_run_dir, write_config, write_summary  # noqa: E402
+from experiments._runs import make_run_dir, study_main, write_config, write_summary  # noqa: E402
 
 
 @dataclass
@@ -71,14 +70,7 @@ def run(cfg: Config, root: str | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--config")
-    p.add_argument("--n-deals", type=int)
-    p.add_argument("--seed", type=int)
-    p.add_argument("--out")
-    a = p.parse_args(argv)
-    run(load_config(Config, a.config, {"n_deals": a.n_deals, "seed": a.seed}), a.out)
-    return 0
+    return study_main(Config, run, __doc__, argv, ("n_deals", "seed"))
 
 
 if __name__ == "__main__":

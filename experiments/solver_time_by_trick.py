@@ -12,7 +12,6 @@ solve) and ``summary.md`` (median / p90 / mean milliseconds and nodes per trick 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from experiments._runs import load_config, make_run_dir, write_config, write_summary  # noqa: E402
+from experiments._runs import make_run_dir, study_main, write_config, write_summary  # noqa: E402
 
 
 @dataclass
@@ -78,13 +77,7 @@ def run(cfg: Config, root: str | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--config")
-    p.add_argument("--n-deals", type=int)
-    p.add_argument("--out")
-    a = p.parse_args(argv)
-    run(load_config(Config, a.config, {"n_deals": a.n_deals}), a.out)
-    return 0
+    return study_main(Config, run, __doc__, argv, ("n_deals",))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ intervals on the paired boards, and the head-to-head difference).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from experiments._runs import load_config, make_run_dir, write_config, write_summary  # noqa: E402
+from experiments._runs import make_run_dir, study_main, write_config, write_summary  # noqa: E402
 
 
 @dataclass
@@ -59,16 +58,7 @@ def run(cfg: Config, root: str | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--config", help="JSON config (fields of Config)")
-    p.add_argument("--n-deals", type=int, help="override n_deals")
-    p.add_argument("--seed", type=int, help="override seed")
-    p.add_argument("--workers", type=int, help="override workers")
-    p.add_argument("--out", help="runs root (default: runs/)")
-    a = p.parse_args(argv)
-    cfg = load_config(Config, a.config, {"n_deals": a.n_deals, "seed": a.seed, "workers": a.workers})
-    run(cfg, a.out)
-    return 0
+    return study_main(Config, run, __doc__, argv, ("n_deals", "seed", "workers"))
 
 
 if __name__ == "__main__":
