@@ -13,7 +13,7 @@ imports this package.
 - :func:`agents.testing.agent_api_test`: the test every registered agent passes.
 
 >>> sorted(list_agents())
-['random', 'rule_based']
+['pimc', 'random', 'rule_based']
 >>> s = play_game(["random", "random", "random"], seed=3)
 >>> s.is_terminal()
 True
@@ -29,7 +29,7 @@ from .random_agent import RandomAgent
 
 __all__ = ["Agent", "AgentInfo", "AgentSpec", "agent_info", "list_agents", "make_agent", "register",
            "AgentError", "IllegalActionError", "PlayedGame", "Table", "play", "play_game", "RandomAgent",
-           "run_tournament", "TournamentResult", "RuleBasedAgent"]
+           "run_tournament", "resume_tournament", "load_tournament", "TournamentResult", "RuleBasedAgent"]
 
 
 def _rule_based_defaults() -> dict[str, float]:
@@ -51,8 +51,42 @@ register("rule_based", "agents.rule_based:RuleBasedAgent", _rule_based_docs, def
          doc="heuristic player: bids, skat, declaration and card play (the batch engine's rule_based policy)")
 
 
+def _pimc_defaults() -> dict[str, Any]:
+    import inspect
+
+    from .pimc import PIMCAgent
+
+    out: dict[str, Any] = {}
+    for p in inspect.signature(PIMCAgent).parameters.values():
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            out[p.name] = p.default
+    out.update(_rule_based_defaults())  # passed to the delegated rule-based player
+    return out
+
+
+def _pimc_docs() -> dict[str, str]:
+    docs = {
+        "worlds": "worlds sampled (or enumerated) per card decision (Kermit used 160)",
+        "rule": "'wins': the card reaching the side's goal in most worlds; 'points': best mean card points",
+        "time_budget": "optional seconds per decision (worlds solved in batches of 8 until spent)",
+        "exact_tricks": "tie-break by exact mean points when at most this many tricks are left",
+        "enumerate": "enumerate every world when no more than `worlds` remain",
+        "bidding": "'rule_based' (delegate bidding, skat, declaration, Kontra/Re) or 'simulation'",
+        "log": "keep a record per searched decision",
+        "tt_bits": "log2 of the solver's transposition-table entries",
+    }
+    for k, v in _rule_based_docs().items():
+        docs.setdefault(k, "delegated rule-based player: " + v)
+    return docs
+
+
+register("pimc", "agents.pimc:PIMCAgent", _pimc_docs, defaults=_pimc_defaults,
+         doc="Perfect-Information Monte Carlo card play (sampled worlds solved open-handed); "
+             "bidding and skat by the rule-based player unless bidding='simulation'")
+
+
 def __getattr__(name: str) -> Any:  # lazy: the tournament pulls in pandas, the rule-based agent its kernels
-    if name in ("run_tournament", "TournamentResult"):
+    if name in ("run_tournament", "TournamentResult", "resume_tournament", "load_tournament"):
         from . import tournament
 
         return getattr(tournament, name)

@@ -1,10 +1,15 @@
 """Command line of skatsim (also python -m skatsim).
 
 Commands:
-  play        play and print one game (agents by name; default: three random players)
-  demo        batch simulation summary of random deals, then one printed game
+  play        play one game with agents and print it, or (--seat) play yourself against two AIs
+  demo        small duplicate tournaments (rule-based vs random, PIMC vs rule-based);
+              --batch: batch simulation summary of random deals, then one printed game
+  tournament  duplicate tournament of 2 or 3 agents with a summary and 95% intervals,
+              optionally into a resumable run directory (--out DIR, --resume DIR)
+  show        the summary (and --plot charts) of a run directory
+  simulate    batch simulation to a Parquet file (or a run directory) with progress
   solve       open-hand solution of a dealt hand game, judged against the announced goal
-  tournament  duplicate tournament of 2 or 3 agents with a summary and 95% intervals
+  bench       run one of the benchmarks/ scripts
   agents      the registered agents and their parameters
 
 Run 'skatsim COMMAND --help' for a command's options.
@@ -184,9 +189,81 @@ def _rules(args: argparse.Namespace) -> SkatRules:
     return SkatRules(ramsch=args.ramsch, kontra=args.kontra)
 
 
+def _opponents(text: str) -> list[Any]:
+    """One agent spec (both opponents) or two, comma-separated: ``rule_based,pimc:worlds=16``."""
+    from agents import list_agents
+
+    names = set(list_agents())
+    pieces: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if pieces and "=" in part and ":" not in part and part.split("=")[0] not in names:
+            pieces[-1] += "," + part
+        else:
+            pieces.append(part)
+    if len(pieces) not in (1, 2):
+        raise argparse.ArgumentTypeError(f"give one opponent (for both seats) or two, got {len(pieces)}: {text!r}")
+    specs = [_agent_spec(p) for p in pieces]
+    return specs * 2 if len(specs) == 1 else specs
+
+
+def _yes(answer: str) -> bool:
+    return answer.strip().lower() in ("y", "yes", "j", "ja")
+
+
+def _cmd_play_human(args: argparse.Namespace) -> int:
+    from agents import Table
+    from agents.human import HumanAgent, HumanQuit, explain_result, solver_verdict
+
+    seat = args.seat
+    opp = iter(args.opponents)
+    specs: list[Any] = [None if s == seat else next(opp) for s in range(3)]
+    labels = ["you" if sp is None else sp.to_text() for sp in specs]
+    out = sys.stdout
+    me = HumanAgent(input=sys.stdin, output=out, labels=labels)
+    rules = _rules(args)
+    print(f"You sit in seat {seat} ({SEAT_NAMES[seat]}); " + ", ".join(
+        f"seat {s} {SEAT_NAMES[s]}: {labels[s]}" for s in range(3) if s != seat)
+        + ". Type a choice's number or name; '?' for help, 'quit' to stop.", file=out)
+    total = 0
+    try:
+        for k in range(args.deals):
+            seed = args.seed + k
+            ds = to_seed(seed) & SEED_MASK
+            print(f"\n===== deal {k + 1} of {args.deals} (deal seed {seed}) =====", file=out)
+            agents = [me if sp is None else sp.make() for sp in specs]
+            table = Table(agents, SkatState.new_game(seed=ds, rules=rules), ds, k)
+            state = table.run().state
+            print("\n----- the deal is over -----", file=out)
+            print(game_text(state, seed, labels), file=out)
+            print(explain_result(state, seat), file=out)
+            total += state.result.seeger_fabian[seat]
+            r = state.result
+            if not (r.passed_in or r.ramsch) and args.verdict != "never":
+                if args.verdict == "always":
+                    want = True
+                else:
+                    out.write("Show the open-hand solver's verdict on the declarer's contract? [y/N] ")
+                    out.flush()
+                    line = sys.stdin.readline()
+                    if not line:
+                        raise HumanQuit("end of input")
+                    want = _yes(line)
+                if want:
+                    print(solver_verdict(state), file=out)
+        print(f"\nYour Seeger-Fabian total over {args.deals} deal(s): {total:+d}", file=out)
+    except (HumanQuit, KeyboardInterrupt) as e:
+        why = "input ended" if isinstance(e, HumanQuit) and str(e) == "end of input" else "stopped"
+        print(f"\n{why}: leaving the table (Seeger-Fabian so far {total:+d}). Bye.", file=out)
+        return 0
+    return 0
+
+
 def _cmd_play(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from agents import play_game
 
+    if getattr(args, "seat", None) is not None:
+        return _cmd_play_human(args)
     specs = args.agents
     state = play_game([s.make() for s in specs], seed=args.seed, rules=_rules(args))
     text_out = sys.stderr if args.json else (out or sys.stdout)
@@ -197,6 +274,40 @@ def _cmd_play(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    if not args.batch:
+        return _cmd_demo_tournament(args)
+    if args.deals is None:
+        args.deals = 1_000_000
+    return _cmd_demo_batch(args)
+
+
+def _cmd_demo_tournament(args: argparse.Namespace) -> int:
+    import os
+
+    from agents.tournament import run_tournament
+
+    workers = args.workers or os.cpu_count() or 1
+    deals = 300 if args.deals is None else args.deals
+    t_all = time.perf_counter()
+    print(f"1) rule_based vs random: {deals} duplicate deals (x 6 seatings), batch engine, {workers} thread(s)")
+    t0 = time.perf_counter()
+    r = run_tournament(["rule_based", "random"], deals, args.seed, rules=_rules(args), workers=min(workers, _max_threads()),
+                       progress=not args.no_progress)
+    print(r)
+    print(f"({len(r.games):,} games in {time.perf_counter() - t0:.1f} s)\n")
+    pimc = f"pimc:worlds={args.worlds}"
+    print(f"2) {pimc} vs rule_based: {args.pimc_deals} duplicate deals (x 6 seatings), Python engine, "
+          f"{workers} process(es)")
+    t0 = time.perf_counter()
+    r = run_tournament([pimc, "rule_based"], args.pimc_deals, args.seed, rules=_rules(args), workers=workers,
+                       progress=not args.no_progress)
+    print(r)
+    print(f"({len(r.games):,} games in {time.perf_counter() - t0:.1f} s)")
+    print(f"\ndemo finished in {time.perf_counter() - t_all:.1f} s")
+    return 0
+
+
+def _cmd_demo_batch(args: argparse.Namespace) -> int:
     from .simulate import simulate, summarize
 
     out = sys.stderr if args.json else sys.stdout
@@ -279,18 +390,33 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from agents.tournament import run_tournament
+    from agents.tournament import resume_tournament, run_tournament
 
+    if args.resume:
+        if args.agents:
+            raise ValueError("--resume DIR takes the agents and every setting from DIR's manifest; "
+                             "give no agents")
+        r = resume_tournament(args.resume, workers=args.workers, progress=not args.no_progress,
+                              backend=args.backend, address=args.address)
+        print(r)
+        print(f"({len(r.games):,} games; {r.games.attrs.get('elapsed_s', 0):.1f} s of play in all runs; "
+              f"results in {args.resume})")
+        return 0
     if len(args.agents) not in (2, 3):
         raise ValueError(f"a tournament seats 2 or 3 agents, got {len(args.agents)}")
+    path = str(args.out) if args.out else None
+    file_out = path is not None and path.endswith((".parquet", ".csv"))
     r = run_tournament(args.agents, args.deals, args.seed, rules=_rules(args), workers=args.workers,
-                       progress=not args.no_progress, engine=args.engine)
+                       progress=not args.no_progress, engine=args.engine,
+                       out=None if file_out else path, backend=args.backend, address=args.address,
+                       time_limit=args.time_limit, chunk_size=args.chunk_size)
     print(r)
     el = r.games.attrs.get("elapsed_s")
     if el:
         print(f"({len(r.games):,} games in {el:.1f} s)")
-    if args.out:
-        path = str(args.out)
+    if path and not file_out:
+        print(f"results in the run directory {path} (skatsim show {path})")
+    if file_out:
         games = r.games.copy()
         if path.endswith(".csv"):
             games.to_csv(path, index=False)
@@ -299,6 +425,107 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
             games.to_parquet(path, index=False)
         print(f"games written to {path}")
     return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from agents.runs import RunDir
+
+    run = RunDir.open(args.dir)
+    m = run.manifest
+    done, total = len(run.done()), len(run.bounds())
+    status = "complete" if run.complete else f"unfinished: {done} of {total} chunks done"
+    print(f"{args.dir}: {run.kind} run, {status}; created {m.get('created')}, skatsim "
+          f"{m.get('versions', {}).get('skatsim')}, chunks of {run.chunk_size}")
+    if run.kind == "simulation":
+        from .simulate import summarize
+
+        c = run.config
+        print(f"{c['n_deals']:,} deals, seed {c['seed']}, policies "
+              + ", ".join(n + (":" + ",".join(f"{k}={v:g}" for k, v in p.items()) if p else "") for n, p in c["policy"]))
+        if done:
+            summary = summarize(run.read_all())
+            print(summary.table().round(4).to_string())
+            print(summary.seeger_fabian().round(2).to_string())
+        if args.plot:
+            raise ValueError("--plot draws tournament runs only")
+        return 0
+    from agents.tournament import load_tournament
+
+    if not done:
+        print("no chunk finished yet")
+        return 0
+    r = load_tournament(args.dir, partial=True)
+    if not run.complete:
+        print(f"(the {len(r.games) // 6:,} boards played so far; resume with skatsim tournament --resume {args.dir})")
+    print(r)
+    if args.plot:
+        from agents.tournament import plot_tournament
+
+        plot_tournament(r, args.plot)
+        print(f"charts written to {args.plot}")
+    return 0
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    specs = args.policy
+    policy: Any = [s.engine_policy() for s in specs]
+    if any(p is None for p in policy):
+        raise ValueError("the batch engine plays built-in policies only (random, rule_based with parameters); "
+                         "use skatsim tournament for Python agents")
+    policy = policy[0] if len(set(map(str, policy))) == 1 else policy
+    t0 = time.perf_counter()
+    if args.backend == "ray" or (args.out and not str(args.out).endswith(".parquet")):
+        from agents.runs import run_simulation
+
+        if not args.out:
+            raise ValueError("--backend ray writes a run directory: give --out DIR")
+        run = run_simulation(args.out, args.deals, policy, seed=args.seed, rules=_rules(args), backend=args.backend,
+                             workers=args.workers, address=args.address, progress=not args.no_progress,
+                             chunk_size=args.chunk_size)
+        from .simulate import summarize
+
+        summary = summarize(run.read_all())
+        where = f"run directory {args.out} (skatsim show {args.out})"
+    elif args.out:
+        from .simulate import simulate_to_parquet
+
+        summary = simulate_to_parquet(args.out, args.deals, policy, seed=args.seed, rules=_rules(args),
+                                      workers=args.workers, progress=not args.no_progress)
+        where = str(args.out)
+    else:
+        from .simulate import iter_simulate, summarize
+
+        summary = summarize(iter_simulate(args.deals, policy, seed=args.seed, rules=_rules(args),
+                                          workers=args.workers, progress=not args.no_progress))
+        where = None
+    dt = max(time.perf_counter() - t0, 1e-9)
+    print(f"simulated {args.deals:,} deals in {dt:.2f} s ({args.deals / dt:,.0f} deals/s)"
+          + (f", written to {where}" if where else ""))
+    print(summary.table().round(4).to_string())
+    print(summary.seeger_fabian().round(2).to_string())
+    return 0
+
+
+def _benchmarks_dir() -> Any:
+    from pathlib import Path
+
+    return Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    import subprocess
+
+    folder = _benchmarks_dir()
+    names = sorted(p.stem for p in folder.glob("*.py") if not p.name.startswith("_")) if folder.is_dir() else []
+    if not names:
+        raise ValueError(f"no benchmarks found (looked in {folder}; they ship with the source tree, not the wheel)")
+    if args.name is None or args.name == "list":
+        print("benchmarks: " + ", ".join(names) + f"  (in {folder}; skatsim bench NAME --help for options)")
+        return 0
+    if args.name not in names:
+        raise ValueError(f"unknown benchmark {args.name!r}; benchmarks: {', '.join(names)}")
+    cmd = [sys.executable, str(folder / f"{args.name}.py"), *args.rest]
+    return subprocess.call(cmd, cwd=str(folder.parent))
 
 
 def _cmd_agents(args: argparse.Namespace) -> int:
@@ -347,20 +574,43 @@ def build_parser() -> argparse.ArgumentParser:
                         help="one agent for every seat or three (forehand, middlehand, rearhand), e.g. "
                              "rule_based,random,random (default random); see skatsim agents")
 
-    sp = sub.add_parser("play", help="play and print one game", description="Play one game with agents and print it.")
+    sp = sub.add_parser("play", help="play one game with agents, or play yourself (--seat)",
+                        description="Play one game with agents and print it; with --seat, you play that seat "
+                                    "in the terminal against two AIs (every phase: bids, skat, declaration, "
+                                    "cards), e.g. skatsim play --seat 0 --opponents rule_based,pimc:worlds=16")
     common(sp)
     agents_opt(sp)
     sp.add_argument("--json", action="store_true",
                     help="write the game record as JSON to stdout (the printout goes to stderr)")
+    sp.add_argument("--seat", type=int, choices=(0, 1, 2), default=None,
+                    help="play this seat yourself (0 forehand, 1 middlehand, 2 rearhand)")
+    sp.add_argument("--opponents", type=_opponents, default="rule_based", metavar="SPEC[,SPEC]",
+                    help="with --seat: the two AIs, in seat order (one spec: both), e.g. rule_based,pimc:worlds=16 "
+                         "(default rule_based)")
+    sp.add_argument("--deals", type=_int(1, None, "a deal count"), default=1,
+                    help="with --seat: deals to play (seeds SEED, SEED+1, ...; default 1)")
+    sp.add_argument("--verdict", choices=("ask", "always", "never"), default="ask",
+                    help="with --seat: the open-hand solver's verdict on the declarer's contract after each "
+                         "deal (default: ask)")
     sp.set_defaults(func=_cmd_play, parser=sp)
 
-    sp = sub.add_parser("demo", help="batch simulation summary plus one printed random game",
-                        description="Simulate random deals in the batch engine, summarise them, print one game.")
-    common(sp)
+    sp = sub.add_parser("demo", help="small duplicate tournaments on all cores (--batch: the simulation demo)",
+                        description="Two duplicate tournaments on all cores: rule_based vs random (batch engine) "
+                                    "and PIMC vs rule_based (Python engine), each printing its summary. With "
+                                    "--batch: simulate random deals in the batch engine, summarise them, print "
+                                    "one game.")
+    common(sp, "master seed / deal seed, any int (default 1)")
     agents_opt(sp)
-    sp.add_argument("--deals", type=_int(0, None, "a deal count"), default=1_000_000,
-                    help="deals to simulate (default 1,000,000)")
-    sp.add_argument("--workers", type=_threads, default=None, help="threads (default: all cores)")
+    sp.add_argument("--batch", action="store_true", help="the batch-simulation demo instead")
+    sp.add_argument("--deals", type=_int(0, None, "a deal count"), default=None,
+                    help="boards of the rule_based vs random tournament (default 300); with --batch: deals to "
+                         "simulate (default 1,000,000)")
+    sp.add_argument("--pimc-deals", type=_int(1, None, "a deal count"), default=40,
+                    help="boards of the PIMC vs rule_based tournament (default 40)")
+    sp.add_argument("--worlds", type=_int(1, 10_000, "a world count"), default=4,
+                    help="PIMC worlds per card decision in the demo (default 4)")
+    sp.add_argument("--no-progress", action="store_true", help="no progress bars")
+    sp.add_argument("--workers", type=_threads, default=None, help="threads / processes (default: all cores)")
     sp.add_argument("--json", action="store_true",
                     help="write the printed game's record as JSON to stdout (the text goes to stderr)")
     sp.set_defaults(func=_cmd_demo, parser=sp)
@@ -387,7 +637,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Every deal is played under every seat arrangement (6 per deal) with "
                                     "common random numbers; prints per-agent figures with 95% intervals "
                                     "computed on the boards and the head-to-head difference.")
-    sp.add_argument("agents", nargs="+", type=_agent_spec, metavar="AGENT",
+    sp.add_argument("agents", nargs="*", type=_agent_spec, metavar="AGENT",
                     help="2 or 3 agent specs: NAME or NAME:key=value,... (see skatsim agents)")
     sp.add_argument("--deals", type=_int(1, None, "a deal count"), default=1000, help="boards (deals), default 1000")
     sp.add_argument("--seed", type=_int(what="an int seed"), default=0, help="master seed, any int (default 0)")
@@ -398,9 +648,61 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--ramsch", action="store_true", help="play Ramsch when everybody passes")
     sp.add_argument("--kontra", action="store_true", help="allow Kontra/Re")
     sp.add_argument("--no-progress", action="store_true", help="no progress bar")
-    sp.add_argument("--out", metavar="FILE", default=None,
-                    help="also write the games table (.parquet, or .csv)")
+    sp.add_argument("--out", metavar="DIR", default=None,
+                    help="run directory: a Parquet shard per finished chunk plus a manifest; an interrupted run "
+                         "resumes from it (the same command again, or --resume DIR). A path ending in .parquet "
+                         "or .csv writes the games table to that file instead (not resumable)")
+    sp.add_argument("--resume", metavar="DIR", default=None,
+                    help="finish the tournament of run directory DIR (agents and settings from its manifest)")
+    sp.add_argument("--backend", choices=("local", "ray"), default="local",
+                    help="local (processes/threads, default) or ray (pip install 'skatsim[ray]')")
+    sp.add_argument("--address", default=None,
+                    help="with --backend ray: an existing cluster ('auto', 'ray://head:10001'); default a local Ray")
+    sp.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                    help="per-decision time limit; an agent over it (or raising, or playing an illegal action) "
+                         "loses the game by rule and the error is counted")
+    sp.add_argument("--chunk-size", type=_int(1, None, "a board count"), default=None,
+                    help="boards per unit of work / shard (default: 25 Python, 20,000 batch)")
     sp.set_defaults(func=_cmd_tournament, parser=sp)
+
+    sp = sub.add_parser("show", help="summary of a run directory (and --plot charts)",
+                        description="Print the summary of a run directory written by skatsim tournament --out DIR "
+                                    "or skatsim simulate --out DIR (an unfinished run shows its finished chunks).")
+    sp.add_argument("dir", metavar="DIR", help="the run directory")
+    sp.add_argument("--plot", metavar="FILE.png", default=None,
+                    help="also draw Seeger-Fabian per game per agent with 95%% CIs and declarer rate / win rate "
+                         "by contract (needs matplotlib)")
+    sp.set_defaults(func=_cmd_show, parser=sp)
+
+    sp = sub.add_parser("simulate", help="batch simulation to Parquet with progress",
+                        description="Simulate deals in the batch engine and write one row per deal to a Parquet "
+                                    "file (written atomically: an interrupted run leaves no file), or with "
+                                    "--out DIR / --backend ray to a resumable run directory; prints a summary.")
+    sp.add_argument("--deals", type=_int(1, None, "a deal count"), default=1_000_000,
+                    help="deals (default 1,000,000)")
+    sp.add_argument("--policy", type=_agent_list, default="random", metavar="SPEC[,SPEC,SPEC]",
+                    help="one batch policy for every seat or three: random, rule_based, rule_based:max_bid=18 "
+                         "(default random)")
+    sp.add_argument("--seed", type=_int(what="an int seed"), default=0, help="run seed, any int (default 0)")
+    sp.add_argument("--ramsch", action="store_true", help="play Ramsch when everybody passes")
+    sp.add_argument("--kontra", action="store_true", help="allow Kontra/Re")
+    sp.add_argument("--workers", type=_threads, default=None, help="threads (default: all cores); Ray: CPUs")
+    sp.add_argument("--out", metavar="FILE.parquet|DIR", default=None,
+                    help="FILE.parquet: one file via skatsim.simulate.simulate_to_parquet; DIR: a run directory")
+    sp.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray")
+    sp.add_argument("--address", default=None, help="with --backend ray: an existing cluster")
+    sp.add_argument("--chunk-size", type=_int(1, None, "a deal count"), default=100_000,
+                    help="deals per shard of a run directory (default 100,000)")
+    sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sp.set_defaults(func=_cmd_simulate, parser=sp)
+
+    sp = sub.add_parser("bench", help="run a benchmark script (benchmarks/NAME.py)",
+                        description="Run one of the benchmarks/ scripts of the source tree with this Python; "
+                                    "the arguments after NAME go to the script (skatsim bench agents --help).")
+    sp.add_argument("name", nargs="?", default=None, metavar="NAME",
+                    help="benchmark name (agents, deals_per_second, solver ...); 'list' or nothing lists them")
+    sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the script")
+    sp.set_defaults(func=_cmd_bench, parser=sp)
 
     sp = sub.add_parser("agents", help="list the registered agents and their parameters",
                         description="List the registered agents with their parameters and defaults.")
