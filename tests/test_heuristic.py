@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skatsim.actions import BID_BASE, HAND, PASS, PICKUP, string_to_action
 from skatsim.bits import seat_stream
 from skatsim.cards import JACKS, CardSet, parse_card
 from skatsim.deal import deal_from_hands
 from skatsim.kernels import game as G
-from skatsim.kernels.heuristic import (DEFAULT_PARAMS, PARAM_NAMES, bid_limit, null_bad, params_array,
-                                       suit_strength)
+from skatsim.kernels.heuristic import (DEFAULT_PARAMS, PARAM_NAMES, _mat, _strengths, bid_limit,
+                                       grand_strength, null_bad, params_array, suit_strength)
 from skatsim.kernels.policies import POLICY_RULE_BASED, policy_act
 from skatsim.options import SkatRules
 from skatsim.rules import CLUBS, GRAND, NULL, RAMSCH
+from skatsim.scoring import matadors_of
 from skatsim.state import SkatState
 
 from agents.rule_based import RuleBasedAgent
@@ -322,3 +325,32 @@ def test_suit_strength_orders_hands():
     strong = CardSet("CJ SJ HJ CA C10 CK C9 SA S10 HA").mask
     weak = CardSet("DJ C7 C8 C9 SK S9 HQ H8 D10 D9").mask
     assert suit_strength(strong, CLUBS, 0, P) > suit_strength(weak, CLUBS, 0, P) + 5
+
+
+# ----------------------------------------------------------------------------- properties
+
+_masks = st.integers(min_value=0, max_value=0xFFFF_FFFF)
+
+
+@given(_masks, st.integers(0, 2))
+def test_shared_lookups_equal_the_single_game_functions(h, seat):
+    s = _strengths(h, seat, P)
+    for g in range(4):
+        assert s[g] == pytest.approx(suit_strength(h, g, seat, P))
+    assert s[4] == pytest.approx(grand_strength(h, seat, P))
+    for g in range(5):
+        assert _mat(h, g) == abs(matadors_of(h, g))
+
+
+@given(st.integers(0, 2**40), st.integers(0, 60), st.booleans())
+def test_legal_and_information_safe_from_random_positions(seed, moves, variants):
+    from skatsim.cli import play_random_game
+
+    rules = RULES[1] if variants else RULES[0]
+    s = play_random_game(seed, rules=rules, max_moves=moves)
+    if s.is_terminal():
+        return
+    a = _decide(s)
+    assert a in s.legal_actions()
+    w = s.resample_from_infostate(s.current_player(), np.random.default_rng(seed))
+    assert _decide(w) == a
