@@ -46,8 +46,16 @@ Design (details in each helper's docstring):
   Outstanding cards, masters and possible holdings use ``F_PLAYED*``, ``F_VOID*``, the
   declarer's discards and an ouvert hand.
 
-Speed: bit tricks on card masks and table lookups; loops run over at most the 12 cards
-of a hand. No allocation.
+Calibration: ``suit_T``/``scale`` (known cards: hand games, after the discard) and
+``pickup_gain``/``pickup_scale`` (dealt cards before the pickup) are logistic fits of the
+won rate of contracts forced on random deals and played out by this player against itself
+(suit hand T50 8.5 / scale 1.0; suit after the discard 8.6 / 1.0; before the pickup 7.1 /
+1.4); ``grand_offset`` 0 won duplicate duels against -1.5, 0.75 and no grand at all.
+
+Speed: bit tricks on card masks and table lookups (a tabulated logistic, shared per-suit
+lookups for the five trump games); loops run over at most the 12 cards of a hand. No
+allocation. About 80 ns per bidding decision, 35 ns per card, 150 ns per discard on an
+idle core.
 """
 
 from __future__ import annotations
