@@ -1,0 +1,523 @@
+"""Neural bidding: a small torch network that values every candidate contract of a hand,
+and ``NeuralBidderAgent``, which bids, takes the skat or plays hand, discards and
+declares by its predictions (card play delegated).
+
+Features (:data:`FEATURE_LAYOUT`, version :data:`LAYOUT_VERSION`; float32, in order):
+
+==============  ====  ===============================================================
+part            size  meaning
+==============  ====  ===============================================================
+cards           32    the ten cards (card id = index, :mod:`skatsim.cards`)
+seat            3     one-hot: 0 forehand, 1 middlehand, 2 rearhand
+bid             1     highest bid so far / 264 (0: none)
+passed          2     the next seat (seat + 1) / the previous seat (seat + 2) has passed
+seat_bids       2     highest value the next / previous seat named or held, / 264
+suit_len        4     plain (non-jack) cards per suit D H S C, / 7
+trumps          4     trumps in a D H S C game (jacks + suit), / 11
+jacks           1     jacks held, / 4
+matadors        5     matadors (with or without) of the ten cards in D H S C G, / 11
+aces_tens       2     aces, tens held, / 4
+points          1     card points held, / 60
+==============  ====  ===============================================================
+
+The ``bid`` / ``passed`` / ``seat_bids`` block is the bidding so far. The simulated labels
+(:mod:`skatsim.bidding_data`) do not depend on it (worlds are dealt uniformly), so
+training randomises it (``context_augment``): the network learns to ignore it on such
+data, and human records (``source="iss"``) can teach it later without a layout change.
+
+Outputs: per contract of :data:`skatsim.bidding_data.CONTRACTS` (``D H S C G N`` after a
+pickup, ``DH ... NH`` hand) a win-probability logit and the expected list score at the
+contract's own value / 100 (``2 x 12`` numbers).
+
+Checkpoints: ``<name>.pt`` (``state_dict``, loaded with ``torch.load(weights_only=True)``)
+and ``<name>.json`` (layout version, feature layout, contracts, sizes, data hash, the
+training config and metrics). :func:`load_model` refuses a checkpoint whose layout does
+not match this module's.
+
+The agent's expected score of contract ``c`` at bid ``b`` (Seeger-Fabian, relative to
+the defenders): ``p (v + 50) - (1 - p) (2 v + 50 + 2 loss_penalty)`` averaged over the 231
+possible skats (they change the matadors and so the value ``v``), with an overbid
+(``v < b``) counted as lost at the bid rounded up to the base; ``p`` from the network,
+``v`` from the cards (the network's expected list score is used for ranking contracts of
+equal value). It bids / holds ``b`` while ``max_c E(c, b) + aggressiveness >= 0``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP
+from skatsim.bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
+from skatsim.cards import CARD_POINTS
+from skatsim.contracts import BASE_VALUES, BID_VALUES, DECLARATIONS, NULL_VALUES, Contract
+from skatsim.kernels import game as G
+from skatsim.rules import NULL
+
+if TYPE_CHECKING:
+    from skatsim.observation import Observation
+
+__all__ = ["LAYOUT_VERSION", "FEATURE_LAYOUT", "N_FEATURES", "N_CONTRACTS", "encode_features", "BiddingNet",
+           "save_checkpoint", "load_model", "default_model_path", "NeuralBidderAgent", "CheckpointError",
+           "contract_scores"]
+
+LAYOUT_VERSION = 1
+FEATURE_LAYOUT: tuple[tuple[str, int], ...] = (
+    ("cards", 32), ("seat", 3), ("bid", 1), ("passed", 2), ("seat_bids", 2), ("suit_len", 4), ("trumps", 4),
+    ("jacks", 1), ("matadors", 5), ("aces_tens", 2), ("points", 1))
+N_FEATURES = sum(n for _, n in FEATURE_LAYOUT)
+N_CONTRACTS = len(CONTRACTS)
+_OFF = {}
+_pos = 0
+for _name, _n in FEATURE_LAYOUT:
+    _OFF[_name] = _pos
+    _pos += _n
+CONTEXT = slice(_OFF["bid"], _OFF["bid"] + 5)  # the bidding-so-far block
+
+_BIT = np.arange(32, dtype=np.int64)
+_JACK_BITS = np.array([7, 15, 23, 31])
+_PTS = np.array(CARD_POINTS, dtype=np.float32)
+_TOP = 264.0
+
+
+def _matadors(bits: np.ndarray, game: int) -> np.ndarray:
+    """|matadors| of hands given as (n, 32) bit rows (ten cards only)."""
+    order = [31, 23, 15, 7]  # CJ SJ HJ DJ
+    if game < 4:
+        order += [8 * game + r for r in (6, 5, 4, 3, 2, 1, 0)]  # A 10 K Q 9 8 7
+    seq = bits[:, order].astype(bool)
+    first = seq[:, :1]
+    same = seq == first
+    run = np.cumprod(same, axis=1).sum(axis=1)
+    return run
+
+
+def encode_features(hands: Any, seats: Any, context: Any = None) -> np.ndarray:
+    """``float32 (n, N_FEATURES)`` for card masks ``hands`` held in ``seats``.
+
+    ``context``: ``None`` (no bidding yet) or ``(n, 5)``: bid / 264, next passed, previous
+    passed, next's bid / 264, previous's bid / 264 (the ``bid passed seat_bids`` block).
+    """
+    h = np.asarray(hands, dtype=np.int64).reshape(-1)
+    s = np.asarray(seats, dtype=np.int64).reshape(-1)
+    if s.shape[0] == 1 and h.shape[0] > 1:
+        s = np.full(h.shape[0], s[0])
+    n = h.shape[0]
+    out = np.zeros((n, N_FEATURES), np.float32)
+    bits = ((h[:, None] >> _BIT) & 1).astype(np.float32)
+    out[:, 0:32] = bits
+    out[np.arange(n), _OFF["seat"] + s] = 1.0
+    if context is not None:
+        out[:, CONTEXT] = np.asarray(context, np.float32).reshape(n, 5)
+    plain = bits.copy()
+    plain[:, _JACK_BITS] = 0
+    suit = plain.reshape(n, 4, 8).sum(axis=2)
+    jacks = bits[:, _JACK_BITS].sum(axis=1)
+    o = _OFF["suit_len"]
+    out[:, o:o + 4] = suit / 7.0
+    out[:, _OFF["trumps"]:_OFF["trumps"] + 4] = (suit + jacks[:, None]) / 11.0
+    out[:, _OFF["jacks"]] = jacks / 4.0
+    for g in range(5):
+        out[:, _OFF["matadors"] + g] = _matadors(bits, g) / 11.0
+    out[:, _OFF["aces_tens"]] = bits[:, [6, 14, 22, 30]].sum(axis=1) / 4.0
+    out[:, _OFF["aces_tens"] + 1] = bits[:, [5, 13, 21, 29]].sum(axis=1) / 4.0
+    out[:, _OFF["points"]] = bits @ _PTS / 60.0
+    return out
+
+
+def context_of(view: np.ndarray, seat: int) -> np.ndarray:
+    """The bidding block (5 floats) of ``seat`` from a masked state vector."""
+    nxt, prv = (seat + 1) % 3, (seat + 2) % 3
+    passed = int(view[G.F_PASSED])
+    return np.array([view[G.F_BID] / _TOP, (passed >> nxt) & 1, (passed >> prv) & 1,
+                     view[G.F_BIDVAL0 + nxt] / _TOP, view[G.F_BIDVAL0 + prv] / _TOP], np.float32)
+
+
+# ----------------------------------------------------------------------------- the network
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that does not fit this code (layout, version, contracts, sizes)."""
+
+
+def BiddingNet(hidden: tuple[int, ...] = (256, 256), dropout: float = 0.0) -> Any:
+    """The network: an MLP ``N_FEATURES -> hidden ... -> 2 x N_CONTRACTS`` (ReLU).
+
+    ``forward(x)`` returns ``(logits, e_list / 100)``, each ``(n, N_CONTRACTS)``."""
+    torch = _torch()
+    nn = torch.nn
+
+    class _Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            layers: list[Any] = []
+            d = N_FEATURES
+            for k in hidden:
+                layers += [nn.Linear(d, k), nn.ReLU()]
+                if dropout:
+                    layers.append(nn.Dropout(dropout))
+                d = k
+            self.body = nn.Sequential(*layers)
+            self.head = nn.Linear(d, 2 * N_CONTRACTS)
+            self.hidden = tuple(hidden)
+
+        def forward(self, x: Any) -> tuple[Any, Any]:
+            y = self.head(self.body(x))
+            return y[:, :N_CONTRACTS], y[:, N_CONTRACTS:]
+
+    return _Net()
+
+
+def _meta_base(hidden: tuple[int, ...]) -> dict[str, Any]:
+    return {"format": "skatsim.neural_bidding", "layout_version": LAYOUT_VERSION,
+            "feature_layout": [list(p) for p in FEATURE_LAYOUT], "contracts": list(CONTRACTS),
+            "outputs": ["win_logit", "e_list_over_100"], "hidden": list(hidden)}
+
+
+def save_checkpoint(net: Any, path: str | Path, **meta: Any) -> tuple[Path, Path]:
+    """Write ``<path>.pt`` (state_dict) and ``<path>.json`` (layout + ``meta``)."""
+    torch = _torch()
+    p = Path(path)
+    p = p.with_suffix("") if p.suffix in (".pt", ".json") else p
+    p.parent.mkdir(parents=True, exist_ok=True)
+    pt, js = p.with_name(p.name + ".pt"), p.with_name(p.name + ".json")
+    torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, pt)
+    cfg = _meta_base(tuple(net.hidden))
+    cfg.update(meta)
+    js.write_text(json.dumps(cfg, indent=1, sort_keys=True, default=str))
+    return pt, js
+
+
+def default_model_path() -> Path:
+    """The model shipped with the package (``agents/models/bidding_v1``)."""
+    return Path(__file__).resolve().parent / "models" / "bidding_v1"
+
+
+class _Model:
+    """A loaded bidding network: torch for batches, a numpy copy for the agent."""
+
+    def __init__(self, net: Any, meta: dict[str, Any]) -> None:
+        self.net = net.eval()
+        self.meta = meta
+        sd = net.state_dict()
+        self._w = [(sd[k].numpy().astype(np.float32), sd[k.replace("weight", "bias")].numpy().astype(np.float32))
+                   for k in sd if k.endswith("weight")]
+
+    def predict(self, x: np.ndarray, *, batch: int = 65536) -> tuple[np.ndarray, np.ndarray]:
+        """``(p_win, e_list)`` per row and contract (torch, batched)."""
+        torch = _torch()
+        ps, es = [], []
+        with torch.inference_mode():
+            for a in range(0, len(x), batch):
+                lg, e = self.net(torch.from_numpy(np.ascontiguousarray(x[a:a + batch])))
+                ps.append(torch.sigmoid(lg).numpy())
+                es.append((e * 100.0).numpy())
+        if not ps:
+            return np.zeros((0, N_CONTRACTS), np.float32), np.zeros((0, N_CONTRACTS), np.float32)
+        return np.concatenate(ps), np.concatenate(es)
+
+    def predict_np(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The same in numpy (small batches: no torch overhead, thread-free)."""
+        h = x
+        for i, (w, b) in enumerate(self._w):
+            h = h @ w.T + b
+            if i < len(self._w) - 1:
+                np.maximum(h, 0, out=h)
+        lg = np.clip(h[:, :N_CONTRACTS], -30, 30)
+        return 1.0 / (1.0 + np.exp(-lg)), h[:, N_CONTRACTS:] * 100.0
+
+
+_CACHE: dict[str, _Model] = {}
+
+
+def load_model(path: str | Path | None = None) -> _Model:
+    """Load a checkpoint (``.pt`` + ``.json``; default: the shipped model). Raises
+    :class:`CheckpointError` when its feature layout, version or contracts differ."""
+    torch = _torch()
+    p = Path(path) if path is not None else default_model_path()
+    p = p.with_suffix("") if p.suffix in (".pt", ".json") else p
+    key = str(p.resolve())
+    if key in _CACHE:
+        return _CACHE[key]
+    js, pt = p.with_name(p.name + ".json"), p.with_name(p.name + ".pt")
+    if not js.exists() or not pt.exists():
+        raise FileNotFoundError(f"a bidding checkpoint is {p}.pt + {p}.json; missing: "
+                                + ", ".join(str(f) for f in (pt, js) if not f.exists()))
+    meta = json.loads(js.read_text())
+    want = _meta_base(tuple(meta.get("hidden", ())))
+    for k in ("format", "layout_version", "feature_layout", "contracts"):
+        if meta.get(k) != want[k]:
+            raise CheckpointError(
+                f"checkpoint {js} does not match this code's bidding features: {k} is {meta.get(k)!r}, "
+                f"this code expects {want[k]!r}. Retrain with experiments/train_bidding.py or use a "
+                f"matching skatsim version.")
+    net = BiddingNet(tuple(meta["hidden"]))
+    sd = torch.load(pt, weights_only=True, map_location="cpu")
+    try:
+        net.load_state_dict(sd)
+    except RuntimeError as e:
+        raise CheckpointError(f"checkpoint {pt} does not fit its config {js}: {e}") from None
+    m = _Model(net, meta)
+    _CACHE[key] = m
+    return m
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+def _mats12(cards: np.ndarray) -> np.ndarray:
+    """|matadors| per game (5 columns) of 12-card masks."""
+    bits = ((cards[:, None] >> _BIT) & 1)
+    return np.stack([_matadors(bits, g) for g in range(5)], axis=1)
+
+
+_SKAT_PAIRS: dict[int, np.ndarray] = {}
+
+
+def _skats(hand: int) -> np.ndarray:
+    """The 231 possible skats (masks) for a ten-card hand."""
+    unseen = [c for c in range(32) if not (hand >> c) & 1]
+    return np.array([(1 << a) | (1 << b) for a, b in itertools.combinations(unseen, 2)], np.int64)
+
+
+def _sf(p: np.ndarray, v: np.ndarray, bid: int, base: np.ndarray, penalty: float) -> np.ndarray:
+    """Expected relative SF of a game won with probability ``p`` worth ``v`` at ``bid``."""
+    over = v < bid
+    charged = np.where(over, base * -(-bid // base), v)
+    pw = np.where(over, 0.0, p)
+    return pw * (charged + 50) - (1 - pw) * (2 * charged + 50 + 2 * penalty)
+
+
+def contract_scores(p: np.ndarray, hand: int, bid: int, penalty: float, twelve: int | None = None,
+                    contracts: tuple[int, ...] = tuple(range(N_CONTRACTS))) -> np.ndarray:
+    """Expected relative SF per contract (``-inf`` where not declarable) at ``bid``.
+
+    ``hand`` ten cards; without ``twelve`` the skat is unknown (averaged over the 231
+    skats); with ``twelve`` (after a pickup) the matadors are known."""
+    sk = _skats(hand) if twelve is None else np.array([twelve & ~hand], np.int64)
+    mats = _mats12(hand | sk)  # (k, 5)
+    out = np.full(N_CONTRACTS, -np.inf)
+    for i in contracts:
+        g, hg = CONTRACT_GAME[i], CONTRACT_HAND[i]
+        if g == NULL:
+            v = NULL_VALUES[int(hg)]
+            if v < bid:
+                continue
+            out[i] = p[i] * (v + 50) - (1 - p[i]) * (2 * v + 50 + 2 * penalty)
+            continue
+        base = np.full(len(sk), BASE_VALUES[g])
+        v = base * (mats[:, g] + 1 + int(hg))
+        out[i] = float(_sf(np.full(len(sk), p[i]), v, bid, base, penalty).mean())
+    return out
+
+
+# ----------------------------------------------------------------------------- the agent
+
+
+_CARD_PLAY = ("rule_based", "pimc")
+_DISCARD = ("model", "plans")
+
+
+class NeuralBidderAgent:
+    """Bidding, skat, discard and declaration by the bidding network; card play (and
+    Kontra/Re) by a delegate.
+
+    Args:
+        model: checkpoint path (``.pt`` / ``.json`` / stem), a loaded model, or ``None``
+            for the shipped one.
+        card_play: ``"rule_based"`` (:class:`agents.rule_based.RuleBasedAgent`) or
+            ``"pimc"`` (:class:`agents.pimc.PIMCAgent`, ``pimc_worlds`` worlds).
+        aggressiveness: Seeger-Fabian points added to the expected score before the
+            ``>= 0`` test of bidding (positive: bid more).
+        loss_penalty: what a lost game gives each defender (40 at a 3-player table).
+        discard: ``"model"`` (every pair of cards x every game, scored by the network's
+            hand-game heads on the remaining ten) or ``"plans"`` (the rule-based greedy
+            discard of each game, the game chosen by the network).
+        pimc_worlds: worlds per card decision with ``card_play="pimc"``.
+    """
+
+    name = "neural_bidder"
+
+    def __init__(self, model: Any = None, card_play: str = "rule_based", aggressiveness: float = 0.0,
+                 loss_penalty: float = 40.0, discard: str = "model", pimc_worlds: int = 32) -> None:
+        if card_play not in _CARD_PLAY:
+            raise ValueError(f"card_play must be one of {_CARD_PLAY}, got {card_play!r}")
+        if discard not in _DISCARD:
+            raise ValueError(f"discard must be one of {_DISCARD}, got {discard!r}")
+        for k, v in (("aggressiveness", aggressiveness), ("loss_penalty", loss_penalty)):
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{k} must be a number, got {v!r}")
+        self.model = model if isinstance(model, _Model) else load_model(model or None)
+        self.card_play = card_play
+        self.aggressiveness = float(aggressiveness)
+        self.loss_penalty = float(loss_penalty)
+        self.discard = discard
+        if card_play == "pimc":
+            from .pimc import PIMCAgent
+
+            self._delegate: Any = PIMCAgent(worlds=int(pimc_worlds))
+        else:
+            from .rule_based import RuleBasedAgent
+
+            self._delegate = RuleBasedAgent()
+        self._cache: dict[tuple[int, int, bytes], np.ndarray] = {}
+
+    # ------------------------------------------------------------------ protocol
+    def reset(self, deal_id: int, seat: int, rng: int) -> None:
+        self._cache = {}
+        self._delegate.reset(deal_id, seat, rng)
+
+    def observe(self, seat: int, action: int) -> None:
+        f = getattr(self._delegate, "observe", None)
+        if f is not None:
+            f(seat, action)
+
+    def act(self, obs: "Observation") -> int:
+        legal = obs.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        ph = obs.phase
+        if ph == "bidding":
+            return self._bid(obs, legal)
+        if ph == "skat":
+            return self._skat(obs, legal)
+        if ph == "discard":
+            return self._discard(obs, legal)
+        if ph == "declare":
+            return self._declare(obs, legal)
+        return int(self._delegate.act(obs))
+
+    # ------------------------------------------------------------------ evaluation
+    def predict(self, hand: int, seat: int, context: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(p_win, e_list)`` per contract for ``hand`` in ``seat``."""
+        ctx = np.zeros(5, np.float32) if context is None else np.asarray(context, np.float32)
+        key = (int(hand), int(seat), ctx.tobytes())
+        if key not in self._cache:
+            x = encode_features([hand], [seat], ctx[None, :])
+            p, e = self.model.predict_np(x)
+            self._cache[key] = np.stack([p[0], e[0]])
+        r = self._cache[key]
+        return r[0], r[1]
+
+    def scores(self, obs: "Observation", bid: int) -> np.ndarray:
+        """Expected relative SF per contract of the dealt ten cards at ``bid``."""
+        p, _ = self.predict(obs.hand.mask, obs.seat, context_of(obs.view, obs.seat))
+        return contract_scores(p, obs.hand.mask, bid, self.loss_penalty)
+
+    def max_bid(self, obs: "Observation") -> int:
+        """The highest bid the predictions justify (0: none)."""
+        top = 0
+        for b in BID_VALUES:
+            if float(self.scores(obs, b).max()) + self.aggressiveness >= 0:
+                top = b
+            elif b > 24:
+                break
+        return top
+
+    # ------------------------------------------------------------------ decisions
+    def _bid(self, obs: "Observation", legal: list[int]) -> int:
+        bids = [a for a in legal if BID_BASE <= a < PASS]
+        if bids:
+            nxt = min(bids)
+            b = BID_VALUES[nxt - BID_BASE]
+            ok = float(self.scores(obs, b).max()) + self.aggressiveness >= 0
+            return nxt if ok else PASS
+        if HOLD in legal:
+            ok = float(self.scores(obs, obs.bid).max()) + self.aggressiveness >= 0
+            return HOLD if ok else PASS
+        return PASS if PASS in legal else legal[0]
+
+    def _skat(self, obs: "Observation", legal: list[int]) -> int:
+        sc = self.scores(obs, obs.bid)
+        best_hand = float(sc[6:].max())
+        best_pick = float(sc[:6].max())
+        return HAND if HAND in legal and best_hand > best_pick else PICKUP
+
+    def _after_pickup(self, cards: int, seat: int, twelve: int, bid: int,
+                      pairs: list[int] | None = None) -> tuple[int, int, float]:
+        """Best ``(game, discard mask, score)`` of twelve cards (``cards`` held now)."""
+        held = [c for c in range(32) if (cards >> c) & 1]
+        if pairs is None:
+            if self.discard == "model":
+                pairs = [(1 << a) | (1 << b) for a, b in itertools.combinations(held, 2)]
+            else:
+                pairs = sorted({discard_for(twelve, g) for g in range(6)})
+        tens = np.array([twelve & ~pr for pr in pairs], np.int64)
+        x = encode_features(tens, [seat])
+        p, e = self.model.predict_np(x)
+        mats = _mats12(np.array([twelve], np.int64))[0]
+        best = (0, pairs[0], -np.inf)
+        for g in range(6):
+            i_hand = 6 + g  # the hand-game head values the ten cards that will play
+            if g == NULL:
+                v = NULL_VALUES[0]
+                if v < bid:
+                    continue
+                s = p[:, i_hand] * (v + 50) - (1 - p[:, i_hand]) * (2 * v + 50 + 2 * self.loss_penalty)
+            else:
+                base = np.full(len(pairs), BASE_VALUES[g])
+                v = base * (mats[g] + 1)
+                s = _sf(p[:, i_hand], v, bid, base, self.loss_penalty)
+            k = int(np.argmax(s))
+            if s[k] > best[2]:
+                best = (g, pairs[k], float(s[k]))
+        return best
+
+    def _discard(self, obs: "Observation", legal: list[int]) -> int:
+        cards = obs.hand.mask
+        gone = obs.discard.mask if obs.discard is not None else 0
+        twelve = cards | gone
+        if gone == 0:
+            _, pair, _ = self._after_pickup(cards, obs.seat, twelve, obs.bid)
+        else:  # the second card: complete the best pair with the one already discarded
+            _, pair, _ = self._after_pickup(cards, obs.seat, twelve, obs.bid,
+                                            pairs=[gone | (1 << c) for c in sorted(legal)])
+        for c in sorted(legal):
+            if (pair >> c) & 1:
+                return c
+        return legal[0]  # pragma: no cover - the pair holds a legal card
+
+    def _declare(self, obs: "Observation", legal: list[int]) -> int:
+        options = {}
+        for a in legal:
+            c = Contract.from_code(DECLARATIONS[a - DECLARE_BASE])
+            if c.ouvert or c.schneider_announced:
+                continue
+            options[c.game] = a
+        if not options:
+            return int(self._delegate.act(obs))
+        hand_game = not obs.skat_picked_up
+        if hand_game:
+            sc = self.scores(obs, obs.bid)[6:]
+        else:
+            cards = obs.hand.mask
+            disc = obs.discard.mask if obs.discard is not None else 0
+            twelve = cards | disc
+            p, _ = self.predict(cards, obs.seat)
+            mats = _mats12(np.array([twelve], np.int64))[0]
+            sc = np.full(6, -np.inf)
+            for g in range(6):
+                i = 6 + g
+                if g == NULL:
+                    v = NULL_VALUES[0]
+                    sc[g] = p[i] * (v + 50) - (1 - p[i]) * (2 * v + 50 + 2 * self.loss_penalty) if v >= obs.bid \
+                        else -np.inf
+                else:
+                    base = np.array([BASE_VALUES[g]])
+                    sc[g] = float(_sf(np.array([p[i]]), base * (mats[g] + 1), obs.bid, base, self.loss_penalty)[0])
+        best = max(options, key=lambda g: (sc[g], -g))
+        return options[best]
+
+    def __repr__(self) -> str:
+        return (f"NeuralBidderAgent(card_play={self.card_play!r}, aggressiveness={self.aggressiveness:g}, "
+                f"discard={self.discard!r})")

@@ -1,0 +1,128 @@
+"""Bidding labels: exact per-world outcomes, seeds, resumable shards, derived values."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from skatsim.bidding_data import (CONTRACTS, LabelConfig, _rb_playouts, _RB_PARAMS, contract_value, discard_for,
+                                  expected_at_bid, generate, label_deal, read_labels, sample_worlds_for_hand)
+from skatsim.bits import popcount
+from skatsim.cards import CardSet
+from skatsim.rules import CLUBS, GRAND, NULL
+from skatsim.solver import Position, Solver
+from skatsim.state import SkatState
+
+FAST = LabelConfig(n_deals=6, seed=11, worlds=3, labeler="rule_based", shard_size=2)
+
+
+def test_worlds_partition_the_unseen_cards():
+    hand = CardSet("CJ SJ HJ DJ CA CT CK CQ C9 C8").mask
+    w = sample_worlds_for_hand(hand, 1, 50, np.random.default_rng(0))
+    for h0, h1, h2, sk in w.tolist():
+        assert h1 == hand
+        assert [popcount(h0), popcount(h2), popcount(sk)] == [10, 10, 2]
+        assert h0 | h1 | h2 | sk == 0xFFFFFFFF and h0 & h2 == 0 and (h0 | h2) & sk == 0
+
+
+def test_rows_depend_only_on_seed_and_index():
+    a = label_deal(4, FAST)
+    b = label_deal(4, LabelConfig(n_deals=99, seed=11, worlds=3, labeler="rule_based", shard_size=7))
+    assert a == b
+    assert a != label_deal(4, LabelConfig(n_deals=6, seed=12, worlds=3, labeler="rule_based"))
+
+
+def test_rule_based_playout_equals_the_state_machine():
+    """A labelled play-out is the game SkatState plays with rule-based agents in every seat."""
+    from agents import RuleBasedAgent
+
+    for seed in range(4):
+        s = SkatState.new_game(seed=seed)
+        h = [s.hand_mask(q) for q in range(3)]
+        sk = s.skat_mask()
+        world = np.array([[h[0], h[1], h[2], sk]], np.int64)
+        pts, trk = np.zeros(1, np.int64), np.zeros(1, np.int64)
+        _rb_playouts(world, 0, GRAND, True, _RB_PARAMS, pts, trk)
+        # the same hand grand by forehand through the state machine
+        for a in ("18", "yes", "pass", "pass", "hand", "GH"):
+            s.apply_action(s.string_to_action(a))
+        agents = [RuleBasedAgent() for _ in range(3)]
+        while not s.is_terminal():
+            p = s.current_player()
+            s.apply_action(agents[p].act(s.observation(p)))
+        r = s.result
+        assert r.declarer_points == pts[0] and r.declarer_tricks == trk[0]
+
+
+def test_solver_labels_agree_with_direct_solves():
+    cfg = LabelConfig(n_deals=1, seed=5, worlds=4, labeler="solver", min_worlds=0)
+    row = label_deal(0, cfg)[0]
+    from skatsim.deal import deal
+    from skatsim.bits import derive_seed
+
+    ds = derive_seed(5, 0)
+    hand = deal(ds).masks()[0]
+    w = sample_worlds_for_hand(hand, 0, 4, np.random.default_rng([ds, 0]))
+    solver = Solver(tt_bits=16)
+    for i, (h0, h1, h2, sk) in enumerate(w.tolist()):
+        won = solver.solve(Position((h0, h1, h2), sk, CLUBS, 0), mode="threshold", threshold=61).declarer_wins
+        assert (row["res_CH"][i] >= 1) == won
+        twelve = h0 | sk
+        d = discard_for(twelve, NULL)
+        won = solver.solve(Position((twelve & ~d, h1, h2), d, NULL, 0), mode="threshold", threshold="null").declarer_wins
+        assert row["res_N"][i] == int(won)
+
+
+def test_summaries_and_values():
+    row = label_deal(1, FAST)[2]
+    for c in CONTRACTS:
+        res = np.array(row[f"res_{c}"])
+        assert row[f"n_{c}"] == len(res) == 3
+        assert row[f"p_{c}"] == pytest.approx((res >= 1).mean())
+        assert row[f"e_sf_{c}"] == pytest.approx(row[f"e_list_{c}"] + 50 * (2 * row[f"p_{c}"] - 1))
+        # at the lowest bid nothing is overbid: the derived score is the stored one
+        assert expected_at_bid(row, c, 18) == pytest.approx(row[f"e_sf_{c}"], abs=1e-4)
+    assert contract_value(CLUBS, True, 2) == 48 and contract_value(GRAND, False, 1) == 48
+    assert contract_value(NULL, True, 0) == 35
+    # an impossible bid: every world is an overbid, lost at the bid rounded up to the base
+    assert expected_at_bid(row, "GH", 264) == pytest.approx(-2 * 264 - 50)
+    assert expected_at_bid(row, "CH", 264) == pytest.approx(-2 * 264 - 50)
+
+
+def test_discard_never_trumps_and_keeps_ten():
+    twelve = CardSet("CJ SJ HJ CA CT CK CQ C9 SA ST D7 H8").mask
+    d = discard_for(twelve, CLUBS)
+    assert popcount(d) == 2 and d & twelve == d
+    assert not d & CardSet("CJ SJ HJ CA CT CK CQ C9").mask
+
+
+def test_generate_resumes_and_refuses_other_config(tmp_path):
+    out = tmp_path / "labels"
+    generate(out, FAST, progress=False)
+    df = read_labels(out)
+    assert len(df) == 18 and list(df["seat"][:3]) == [0, 1, 2] and set(df["source"]) == {"rule_based"}
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["complete"] and man["rows"] == 18 and man["config"]["seed"] == 11
+    # lose a shard: resuming rewrites exactly it, the table is unchanged
+    (out / "shard-00001.parquet").unlink()
+    stamp = (out / "shard-00000.parquet").stat().st_mtime_ns
+    generate(out, FAST, progress=False)
+    assert (out / "shard-00000.parquet").stat().st_mtime_ns == stamp
+    assert read_labels(out).equals(df)
+    with pytest.raises(ValueError, match="another config"):
+        generate(out, LabelConfig(n_deals=6, seed=12, worlds=3, labeler="rule_based", shard_size=2), progress=False)
+
+
+def test_two_workers_same_table(tmp_path):
+    generate(tmp_path / "a", FAST, progress=False, workers=1)
+    generate(tmp_path / "b", FAST, progress=False, workers=2)
+    assert read_labels(tmp_path / "a").equals(read_labels(tmp_path / "b"))
+
+
+def test_bad_config():
+    with pytest.raises(ValueError, match="labeler"):
+        LabelConfig(labeler="oracle")
+    with pytest.raises(ValueError, match="seats"):
+        LabelConfig(seats=(3,))

@@ -1,0 +1,142 @@
+"""The bidding network: features, checkpoints, the agent, and a training smoke run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.neural_bidding import (CONTEXT, FEATURE_LAYOUT, N_CONTRACTS, N_FEATURES, BiddingNet, CheckpointError,
+                                   NeuralBidderAgent, _matadors, contract_scores, default_model_path,
+                                   encode_features, load_model, save_checkpoint)
+from skatsim.bidding_data import CONTRACTS, LabelConfig, generate
+from skatsim.cards import CardSet
+from skatsim.scoring import matadors_of
+
+SHIPPED = Path(str(default_model_path()) + ".pt").exists()
+
+
+def _hands(n, seed=0):
+    g = np.random.default_rng(seed)
+    return np.array([sum(1 << int(c) for c in g.choice(32, 10, replace=False)) for _ in range(n)], np.int64)
+
+
+def test_layout_and_card_bits():
+    assert N_FEATURES == sum(n for _, n in FEATURE_LAYOUT) == 57
+    h = CardSet("CJ SJ HJ DJ CA CT CK CQ C9 C8").mask
+    x = encode_features([h], [2])
+    assert x.shape == (1, N_FEATURES) and x.dtype == np.float32
+    assert x[0, :32].sum() == 10 and all(x[0, c] == 1 for c in range(32) if (h >> c) & 1)
+    assert list(x[0, 32:35]) == [0, 0, 1]
+    assert (x[0, CONTEXT] == 0).all()
+
+
+def test_matadors_match_scoring():
+    hands = _hands(300)
+    bits = ((hands[:, None] >> np.arange(32)) & 1)
+    for g in range(5):
+        ours = _matadors(bits, g)
+        ref = [abs(int(matadors_of(int(h), g))) for h in hands]
+        assert ours.tolist() == ref
+
+
+def _tiny(tmp_path, hidden=(16,)):
+    torch.manual_seed(0)
+    net = BiddingNet(hidden)
+    pt, js = save_checkpoint(net, tmp_path / "tiny", data_hash="x")
+    return net, pt, js
+
+
+def test_checkpoint_round_trip_and_numpy_forward(tmp_path):
+    net, pt, js = _tiny(tmp_path)
+    m = load_model(js)
+    assert load_model(pt) is m  # cached by path
+    x = encode_features(_hands(50), np.arange(50) % 3)
+    p, e = m.predict(x)
+    pn, en = m.predict_np(x)
+    assert p.shape == (50, N_CONTRACTS) and np.allclose(p, pn, atol=1e-5) and np.allclose(e, en, atol=1e-3)
+    meta = json.loads(js.read_text())
+    assert meta["contracts"] == list(CONTRACTS) and meta["layout_version"] == 1 and meta["data_hash"] == "x"
+
+
+def test_checkpoint_with_other_layout_is_refused(tmp_path):
+    _, pt, js = _tiny(tmp_path)
+    meta = json.loads(js.read_text())
+    meta["feature_layout"] = meta["feature_layout"][:-1]
+    bad = tmp_path / "bad"
+    (tmp_path / "bad.json").write_text(json.dumps(meta))
+    (tmp_path / "bad.pt").write_bytes(pt.read_bytes())
+    with pytest.raises(CheckpointError, match="does not match this code's bidding features: feature_layout"):
+        load_model(bad)
+    meta = json.loads(js.read_text())
+    meta["hidden"] = [32]
+    (tmp_path / "bad2.json").write_text(json.dumps(meta))
+    (tmp_path / "bad2.pt").write_bytes(pt.read_bytes())
+    with pytest.raises(CheckpointError, match="does not fit its config"):
+        load_model(tmp_path / "bad2")
+    with pytest.raises(FileNotFoundError, match="missing"):
+        load_model(tmp_path / "nothing")
+
+
+def test_contract_scores_overbid_and_null():
+    h = CardSet("CJ SJ HJ DJ CA CT CK CQ C9 C8").mask
+    p = np.full(N_CONTRACTS, 0.9)
+    s18 = contract_scores(p, h, 18, 40.0)
+    s264 = contract_scores(p, h, 264, 40.0)
+    assert np.isfinite(s18).all()
+    assert s264[CONTRACTS.index("N")] == -np.inf and s264[CONTRACTS.index("NH")] == -np.inf
+    # with 4 jacks and C A 10 K Q 9 8: clubs hand is worth at least 12 x (10 + 2) = 144
+    ch = CONTRACTS.index("CH")
+    assert s18[ch] == pytest.approx(0.9 * (12 * 12 + 50) - 0.1 * (2 * 144 + 50 + 80), abs=0.1 * 12 * 2 * 3 + 30)
+    assert s264[ch] == pytest.approx(-(2 * 264 + 50 + 80))  # overbid whatever the skat
+
+
+def test_agent_api_with_a_random_net(tmp_path):
+    from agents.testing import agent_api_test
+
+    _, _, js = _tiny(tmp_path)
+    r = agent_api_test(lambda: NeuralBidderAgent(model=str(js), aggressiveness=400.0), n_deals=10, hidden_deals=2)
+    assert r["phases"]["declare"] > 0 and r["phases"]["discard"] > 0
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no shipped model yet")
+def test_shipped_model_agent_api_and_judgement():
+    from agents.testing import agent_api_test
+    from skatsim import SkatState
+    from skatsim.deal import deal_from_hands
+
+    r = agent_api_test(NeuralBidderAgent, n_deals=12, hidden_deals=3)
+    assert r["phases"]["bidding"] > 0
+    ag = NeuralBidderAgent()
+    strong = CardSet("CJ SJ HJ DJ CA CT CK CQ C9 C8").mask
+    weak = CardSet("D7 D8 H7 H9 S8 SQ C7 CK DQ H8").mask
+    for hand, lo, hi in ((strong, 100, 264), (weak, 0, 0)):
+        rest = [c for c in range(32) if not (hand >> c) & 1]
+        d = deal_from_hands(sum(1 << c for c in rest[:10]), hand, sum(1 << c for c in rest[10:20]),
+                            sum(1 << c for c in rest[20:]))
+        s = SkatState.new_game(deal=d)
+        assert lo <= ag.max_bid(s.observation(1)) <= hi
+
+
+def test_training_smoke(tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from experiments.train_bidding import load_config, train
+
+    cfg_l = LabelConfig(n_deals=30, seed=3, worlds=4, labeler="rule_based", shard_size=10)
+    generate(tmp_path / "labels", cfg_l, progress=False)
+    cfg = load_config(None, [f'data.dirs=["{tmp_path / "labels"}"]', f'out.runs_dir="{tmp_path / "runs"}"',
+                             "train.max_epochs=2", "model.hidden=[16]", "train.threads=1"])
+    cfg["out"]["runs_dir"] = str(tmp_path / "runs")
+    m = train(cfg, progress=False)
+    run = Path(m["run_dir"])
+    for f in ("config.json", "metrics.json", "history.csv", "calibration.csv", "calibration.png", "model.pt",
+              "model.json"):
+        assert (run / f).exists(), f
+    assert m["rows"] == 90 and m["val_rows"] > 0 and 0 < m["val_log_loss"] < 1.5
+    assert sum(r["n"] for r in m["calibration"]) == m["val_rows"] * N_CONTRACTS
+    load_model(run / "model")
