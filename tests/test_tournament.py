@@ -211,3 +211,115 @@ def test_a_python_only_agent_runs_on_the_python_engine() -> None:
             run_tournament(["test_first", "random"], 2, engine="batch", progress=False)
     finally:
         del _REGISTRY["test_first"]
+
+
+# ----------------------------------------------------------------------------- misbehaving agents
+
+import time as _time
+
+from agents import register
+from agents.play import AgentError, IllegalActionError, Table, TimeLimitError, forfeit_result, play
+from skatsim import SkatState
+from skatsim.actions import PASS
+
+
+class _Faulty:
+    """Rule-based, except that in ``phase`` it misbehaves: ``mode`` raise / illegal / slow."""
+
+    name = "faulty"
+
+    def __init__(self, phase: str = "play", mode: str = "raise") -> None:
+        from agents.rule_based import RuleBasedAgent
+
+        self.inner = RuleBasedAgent()
+        self.phase, self.mode = phase, mode
+
+    def reset(self, deal_id: int, seat: int, rng: int) -> None:
+        self.inner.reset(deal_id, seat, rng)
+
+    def act(self, obs) -> int:  # noqa: ANN001
+        if obs.phase == self.phase:
+            if self.mode == "raise":
+                raise RuntimeError("boom")
+            if self.mode == "illegal":
+                return 129 if 129 not in obs.legal_actions else 0
+            if self.mode == "slow":
+                _time.sleep(0.3)
+        return self.inner.act(obs)
+
+
+register("faulty", _Faulty, {"phase": "phase to fail in", "mode": "raise, illegal or slow"},
+         defaults={"phase": "play", "mode": "raise"}, replace=True)
+
+
+def _declared_state(seed: int = 3) -> SkatState:
+    s = SkatState.new_game(seed=seed)
+    for a in ("18", "yes", "pass", "pass", "hand", "GH"):  # seat 0 plays grand hand
+        s.apply_action(s.string_to_action(a))
+    return s
+
+
+def test_forfeit_outcomes_follow_the_rules() -> None:
+    s = _declared_state()
+    lost, won = forfeit_result(s, 0), forfeit_result(s, 2)
+    assert (lost.declarer, lost.won, lost.schneider, lost.schwarz) == (0, False, False, False)
+    assert lost.game_value == 24 * lost.multiplier and lost.list_score == -2 * lost.game_value
+    assert lost.seeger_fabian == (lost.list_score - 50, 40, 40)
+    assert (won.won, won.schneider, won.list_score) == (True, False, won.game_value)
+    assert won.seeger_fabian == (won.game_value + 50, 0, 0)
+    # before the declaration: lost at the bid, as the cheapest game reaching it
+    p = SkatState.new_game(seed=3)
+    for a in ("18", "yes", "pass", "pass"):
+        p.apply_action(p.string_to_action(a))
+    r = forfeit_result(p, 0)
+    assert r.declarer == 0 and not r.won and r.game_value >= 18 and r.list_score == -2 * r.charged_value
+    assert r.contract in ("D", "H", "S", "C", "G")
+
+
+@pytest.mark.parametrize("phase, mode", [("play", "raise"), ("play", "illegal"), ("bidding", "raise"),
+                                         ("declare", "illegal")])
+def test_a_misbehaving_agent_loses_by_rule_and_the_run_goes_on(phase: str, mode: str) -> None:
+    spec = f"faulty:phase={phase},mode={mode}"
+    r = run_tournament([spec, "rule_based"], 6, seed=4, engine="python", progress=False)
+    spec = r.labels[0]  # parameters in sorted order
+    g = r.games
+    assert len(g) == 36  # every game was recorded
+    erred = g[g["error"] != ""]
+    assert len(erred) > 0
+    assert erred["error"].str.contains("faulty").all()
+    s = r.summary()
+    assert s.loc["rule_based", "errors"] == 0
+    es = erred["error_seats"].to_numpy(np.int64)
+    n_seat_errors = int(sum(((es >> k) & 1).sum() for k in range(3)))
+    assert s.loc[spec, "errors"] == n_seat_errors > 0
+    for _, row in erred.iterrows():
+        bad = [k for k in range(3) if row["error_seats"] >> k & 1]
+        assert all(row[f"agent_{k}"] == spec for k in bad)
+        d = row["declarer"]
+        if phase == "bidding":  # treated as a pass: the faulty seats never declare
+            assert d not in bad
+            assert "pass" in row["auction"]
+        elif d in bad:  # the declarer erred: lost
+            assert not row["won"] and row["list_score"] < 0
+        elif d >= 0:  # a defender erred: the declarer wins unless overbid
+            assert row["won"] or row["overbid"]
+    assert "errors" in r.table()
+
+
+def test_time_limit_turns_a_slow_decision_into_an_error() -> None:
+    g = play([_Faulty("bidding", "slow"), "rule_based", "rule_based"], seed=5, time_limit=0.05, on_error="forfeit")
+    assert g.errors and all(isinstance(e, TimeLimitError) for e in g.errors)
+    assert g.error_seats == 1 and "time limit" in g.error_text
+    assert g.state.is_terminal() or g.forfeit is not None
+    assert (0, "pass") in [(p, a) for p, a in [(p, "pass" if x == PASS else x) for p, x in g.state.bidding_history()]]
+    t0 = _time.perf_counter()
+    g2 = play([_Faulty("play", "slow"), "rule_based", "rule_based"], seed=5, time_limit=0.05, on_error="forfeit")
+    assert _time.perf_counter() - t0 < 0.25  # interrupted, not waited for
+    if g2.errors:
+        assert isinstance(g2.errors[0], TimeLimitError) and g2.forfeit is not None
+    with pytest.raises(AgentError):
+        play([_Faulty("bidding", "raise"), "rule_based", "rule_based"], seed=5)
+    with pytest.raises(IllegalActionError):
+        play([_Faulty("bidding", "illegal"), "rule_based", "rule_based"], seed=5)
+    with pytest.raises(ValueError, match="on_error"):
+        Table(["random"] * 3, SkatState.new_game(seed=1), 1, on_error="ignore")
