@@ -100,6 +100,7 @@ _PARAMS = (
     ("null_p_pick", 0.90, "chance of a pickup null whose ten cards are safe"),
     ("null_p_hand", 0.85, "chance of a safe null hand"),
     ("random_bidding", 0.0, "1: bid, skat, discard and declare uniformly at random"),
+    ("smear_min_out", 0.0, "smear before the declarer plays only if this many cards of the led suit are out"),
 )
 PARAM_NAMES: tuple[str, ...] = tuple(p[0] for p in _PARAMS)
 DEFAULT_PARAMS: tuple[float, ...] = tuple(float(p[1]) for p in _PARAMS)
@@ -107,7 +108,7 @@ PARAM_DOCS: dict[str, str] = {p[0]: p[2] for p in _PARAMS}
 
 (P_THR, P_SCALE, P_T, P_GRAND, P_GAIN, P_PSCALE, P_HANDP, P_MAXBID, P_RANDOM, P_NONULL, P_NOGRAND,
  P_NOHAND, P_FH, P_GFH, P_TLEN, P_VOID, P_SKATPTS, P_SCHN, P_OUVERT, P_KONTRA, P_RE,
- P_NULLPICK, P_NULLHAND, P_RANDBID) = range(len(_PARAMS))
+ P_NULLPICK, P_NULLHAND, P_RANDBID, P_SMEAR) = range(len(_PARAMS))
 
 
 def params_array(**overrides: float) -> np.ndarray:
@@ -643,8 +644,11 @@ def _suit_lead(view, me, g, d, hand, out, dh):
 
 
 @njit(cache=True)
-def _suit_follow(view, me, g, d, hand, legal, out, dh, n):
-    """Second or third card in a suit or grand game."""
+def _suit_follow(view, me, g, d, hand, legal, out, dh, n, params):
+    """Second or third card in a suit or grand game. A defender smears (points on the
+    partner's trick) when last, or second when the declarer cannot beat the partner's card
+    as far as the seat knows and at least ``smear_min_out`` cards of the led suit are out
+    (the declarer is then unlikely to ruff)."""
     tm = _TRUMP[g]
     off = g * 32
     c0 = view[G.F_TRICK0]
@@ -671,7 +675,8 @@ def _suit_follow(view, me, g, d, hand, legal, out, dh, n):
     else:
         B = legal & (_ABOVE[off + best] | tm)
     if friend:
-        if last or not _can_beat(best, led, g, poss_n, void_n):
+        if last or (not _can_beat(best, led, g, poss_n, void_n)
+                    and (popcount(poss_n & _FOL[off + led]) >= params[P_SMEAR] or (poss_n & tm) == 0)):
             return _max_of(legal, _SMEAR, off)
         sure = 0
         m = B
@@ -857,7 +862,7 @@ def _ramsch_play(view, me, hand, legal, out, n):
 
 
 @njit(cache=True)
-def card_decision(view, me):
+def card_decision(view, me, params):
     """The card to play (phase PH_PLAY) for every contract and seat role."""
     g = view[G.F_GAME]
     d = view[G.F_DECLARER]
@@ -884,7 +889,7 @@ def card_decision(view, me):
         return _null_follow(view, me, d, hand, legal, out, n)
     if n == 0:
         return _suit_lead(view, me, g, d, hand, out, dh)
-    return _suit_follow(view, me, g, d, hand, legal, out, dh, n)
+    return _suit_follow(view, me, g, d, hand, legal, out, dh, n, params)
 
 
 # ----------------------------------------------------------------------------- bidding, skat
@@ -1222,7 +1227,7 @@ def rule_based_policy(view, seat, params, rng):
     if ph == G.PH_PLAY:
         if params[P_RANDOM] != 0.0:
             return G.random_action(view, rng)
-        a = card_decision(view, seat)
+        a = card_decision(view, seat, params)
     elif ph != G.PH_KONTRA and params[P_RANDBID] != 0.0:
         return G.random_action(view, rng)
     elif ph == G.PH_BID:
