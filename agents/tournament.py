@@ -386,7 +386,11 @@ def _mp_context() -> Any:
     guard). The workers run the serial policies only (no numba parallel region), so
     forking a parent that used the threaded batch engine is safe. ``spawn`` elsewhere."""
     import multiprocessing as mp
+    import sys
 
+    ray = sys.modules.get("ray")
+    if ray is not None and getattr(ray, "is_initialized", lambda: False)():
+        return get_context("spawn")  # forking a process that runs Ray's threads stalls the children
     return get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
 
 

@@ -64,7 +64,7 @@ def test_negative_seeds_are_distinct(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_demo_prints_a_summary_and_a_game(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--deals", "20000", "--seed", "3", "--workers", "1"]) == 0
+    assert main(["demo", "--batch", "--deals", "20000", "--seed", "3", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "simulated 20,000 random deals" in out
     assert "most frequent contracts" in out and "all" in out and "Seeger-Fabian" in out
@@ -156,3 +156,77 @@ def test_the_installed_entry_point_runs() -> None:
     r = subprocess.run([sys.executable, "-m", "skatsim", "solve", "--contract", "Q"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith("skatsim solve: error:")
     assert "Traceback" not in r.stderr
+
+
+# ----------------------------------------------------------------------------- issue 10 commands
+
+
+@pytest.mark.parametrize("cmd", ["play", "demo", "solve", "tournament", "show", "simulate", "bench", "agents"])
+def test_every_command_has_help(cmd: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main([cmd, "--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: skatsim {cmd}") and "options:" in out
+
+
+def test_tournament_out_resume_and_show(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    out = tmp_path / "t"
+    assert main(["tournament", "random", "rule_based", "--deals", "30", "--seed", "4", "--out", str(out),
+                 "--no-progress"]) == 0
+    first = capsys.readouterr().out
+    assert "head to head random - rule_based" in first and f"results in the run directory {out}" in first
+    assert main(["tournament", "--resume", str(out), "--no-progress"]) == 0
+    again = capsys.readouterr().out
+    assert again.splitlines()[:5] == first.splitlines()[:5]
+    assert main(["show", str(out), "--plot", str(tmp_path / "t.png")]) == 0
+    shown = capsys.readouterr().out
+    assert "tournament run, complete" in shown and first.splitlines()[2] in shown
+    pytest.importorskip("matplotlib")
+    assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
+    err = _err(["tournament", "random", "rule_based", "--deals", "31", "--seed", "4", "--out", str(out)], capsys)
+    assert "holds a different tournament (n_deals: 30 there, 31 here)" in err
+    err = _err(["tournament", "random", "--resume", str(out)], capsys)
+    assert "--resume DIR takes the agents" in err
+    err = _err(["show", str(tmp_path / "none")], capsys)
+    assert "is not a skatsim run directory" in err
+
+
+def test_tournament_time_limit_and_errors_column(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    assert main(["tournament", "random", "rule_based", "--deals", "2", "--engine", "python", "--time-limit", "5",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "errors" in out.splitlines()[1] and "python engine" in out
+
+
+def test_simulate_to_parquet_and_to_a_run_dir(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    from skatsim.simulate import read_parquet, simulate
+
+    f = tmp_path / "s.parquet"
+    assert main(["simulate", "--deals", "3000", "--policy", "rule_based,random,random", "--seed", "2",
+                 "--workers", "1", "--out", str(f), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert f"simulated 3,000 deals" in out and str(f) in out
+    ref = simulate(3000, ["rule_based", "random", "random"], seed=2, workers=1)
+    assert read_parquet(f)["list_score"].tolist() == ref["list_score"].tolist()
+    d = tmp_path / "sdir"
+    assert main(["simulate", "--deals", "3000", "--policy", "rule_based,random,random", "--seed", "2",
+                 "--workers", "1", "--out", str(d), "--chunk-size", "1000", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["show", str(d)]) == 0
+    assert "simulation run, complete" in capsys.readouterr().out
+    err = _err(["simulate", "--policy", "pimc"], capsys)
+    assert "batch engine plays built-in policies only" in err
+
+
+def test_bench_lists_the_benchmarks(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench"]) == 0
+    out = capsys.readouterr().out
+    assert "agents" in out and "deals_per_second" in out
+    assert "unknown benchmark 'nope'" in _err(["bench", "nope"], capsys)
+
+
+def test_agents_lists_pimc_with_its_parameters(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    assert "pimc: Perfect-Information Monte Carlo" in out and "    worlds = 32" in out
