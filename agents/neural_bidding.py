@@ -44,12 +44,14 @@ equal value). It bids / holds ``b`` while ``max_c E(c, b) + aggressiveness >= 0`
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numba import njit
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP
 from skatsim.bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
@@ -62,7 +64,7 @@ if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["LAYOUT_VERSION", "FEATURE_LAYOUT", "N_FEATURES", "N_CONTRACTS", "encode_features", "BiddingNet",
-           "save_checkpoint", "load_model", "default_model_path", "NeuralBidderAgent", "CheckpointError",
+           "encode_features_np", "save_checkpoint", "load_model", "default_model_path", "NeuralBidderAgent", "CheckpointError",
            "contract_scores"]
 
 LAYOUT_VERSION = 1
@@ -96,23 +98,78 @@ def _matadors(bits: np.ndarray, game: int) -> np.ndarray:
     return run
 
 
+@njit(cache=True)
+def _encode_kernel(h, s, out):
+    n = h.shape[0]
+    for i in range(n):
+        m = h[i]
+        for c in range(32):
+            out[i, c] = (m >> c) & 1
+        out[i, 32 + s[i]] = 1.0
+        jacks = ((m >> 7) & 1) + ((m >> 15) & 1) + ((m >> 23) & 1) + ((m >> 31) & 1)
+        pts = 0
+        for c in range(32):
+            if (m >> c) & 1:
+                pts += _PTS_I[c]
+        for u in range(4):
+            plain = 0
+            for r in range(7):
+                plain += (m >> (8 * u + r)) & 1
+            out[i, _O_SUIT + u] = plain / 7.0
+            out[i, _O_TRUMPS + u] = (plain + jacks) / 11.0
+        out[i, _O_JACKS] = jacks / 4.0
+        for g in range(5):
+            n_t = 11 if g < 4 else 4
+            first = (m >> 31) & 1
+            run = 0
+            for k in range(n_t):
+                if k < 4:
+                    c = 31 - 8 * k
+                else:
+                    c = 8 * g + 10 - k  # A 10 K Q 9 8 7 = ranks 6 5 4 3 2 1 0
+                if ((m >> c) & 1) == first:
+                    run += 1
+                else:
+                    break
+            out[i, _O_MAT + g] = run / 11.0
+        out[i, _O_AT] = (((m >> 6) & 1) + ((m >> 14) & 1) + ((m >> 22) & 1) + ((m >> 30) & 1)) / 4.0
+        out[i, _O_AT + 1] = (((m >> 5) & 1) + ((m >> 13) & 1) + ((m >> 21) & 1) + ((m >> 29) & 1)) / 4.0
+        out[i, _O_PTS] = pts / 60.0
+
+
+_PTS_I = np.array(CARD_POINTS, dtype=np.int64)
+_O_SUIT, _O_TRUMPS, _O_JACKS, _O_MAT, _O_AT, _O_PTS = (_OFF["suit_len"], _OFF["trumps"], _OFF["jacks"],
+                                                       _OFF["matadors"], _OFF["aces_tens"], _OFF["points"])
+
+
 def encode_features(hands: Any, seats: Any, context: Any = None) -> np.ndarray:
-    """``float32 (n, N_FEATURES)`` for card masks ``hands`` held in ``seats``.
+    """``float32 (n, N_FEATURES)`` for card masks ``hands`` held in ``seats`` (compiled).
 
     ``context``: ``None`` (no bidding yet) or ``(n, 5)``: bid / 264, next passed, previous
     passed, next's bid / 264, previous's bid / 264 (the ``bid passed seat_bids`` block).
     """
-    h = np.asarray(hands, dtype=np.int64).reshape(-1)
+    h = np.ascontiguousarray(np.asarray(hands, dtype=np.int64).reshape(-1))
     s = np.asarray(seats, dtype=np.int64).reshape(-1)
     if s.shape[0] == 1 and h.shape[0] > 1:
         s = np.full(h.shape[0], s[0])
+    if s.shape[0] != h.shape[0] or ((s < 0) | (s > 2)).any():
+        raise ValueError("seats must be 0, 1 or 2, one per hand (or one for all)")
+    out = np.zeros((h.shape[0], N_FEATURES), np.float32)
+    _encode_kernel(h, np.ascontiguousarray(s), out)
+    if context is not None:
+        out[:, CONTEXT] = np.asarray(context, np.float32).reshape(h.shape[0], 5)
+    return out
+
+
+def encode_features_np(hands: Any, seats: Any) -> np.ndarray:
+    """The same features in plain numpy (the reference of the compiled encoder)."""
+    h = np.asarray(hands, dtype=np.int64).reshape(-1)
+    s = np.asarray(seats, dtype=np.int64).reshape(-1)
     n = h.shape[0]
     out = np.zeros((n, N_FEATURES), np.float32)
     bits = ((h[:, None] >> _BIT) & 1).astype(np.float32)
     out[:, 0:32] = bits
     out[np.arange(n), _OFF["seat"] + s] = 1.0
-    if context is not None:
-        out[:, CONTEXT] = np.asarray(context, np.float32).reshape(n, 5)
     plain = bits.copy()
     plain[:, _JACK_BITS] = 0
     suit = plain.reshape(n, 4, 8).sum(axis=2)
@@ -290,6 +347,13 @@ def _skats(hand: int) -> np.ndarray:
     return np.array([(1 << a) | (1 << b) for a, b in itertools.combinations(unseen, 2)], np.int64)
 
 
+@functools.lru_cache(maxsize=4096)
+def _skat_mats(hand: int) -> np.ndarray:
+    m = _mats12(hand | _skats(hand))
+    m.setflags(write=False)
+    return m
+
+
 def _sf(p: np.ndarray, v: np.ndarray, bid: int, base: np.ndarray, penalty: float) -> np.ndarray:
     """Expected relative SF of a game won with probability ``p`` worth ``v`` at ``bid``."""
     over = v < bid
@@ -304,8 +368,11 @@ def contract_scores(p: np.ndarray, hand: int, bid: int, penalty: float, twelve: 
 
     ``hand`` ten cards; without ``twelve`` the skat is unknown (averaged over the 231
     skats); with ``twelve`` (after a pickup) the matadors are known."""
-    sk = _skats(hand) if twelve is None else np.array([twelve & ~hand], np.int64)
-    mats = _mats12(hand | sk)  # (k, 5)
+    if twelve is None:
+        mats = _skat_mats(int(hand))  # (231, 5): the matadors with each possible skat
+    else:
+        mats = _mats12(np.array([twelve], np.int64))
+    k = len(mats)
     out = np.full(N_CONTRACTS, -np.inf)
     for i in contracts:
         g, hg = CONTRACT_GAME[i], CONTRACT_HAND[i]
@@ -315,9 +382,9 @@ def contract_scores(p: np.ndarray, hand: int, bid: int, penalty: float, twelve: 
                 continue
             out[i] = p[i] * (v + 50) - (1 - p[i]) * (2 * v + 50 + 2 * penalty)
             continue
-        base = np.full(len(sk), BASE_VALUES[g])
+        base = np.full(k, BASE_VALUES[g])
         v = base * (mats[:, g] + 1 + int(hg))
-        out[i] = float(_sf(np.full(len(sk), p[i]), v, bid, base, penalty).mean())
+        out[i] = float(_sf(np.full(k, p[i]), v, bid, base, penalty).mean())
     return out
 
 

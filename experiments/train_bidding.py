@@ -40,8 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "study": "train_bidding",
     "seed": 0,
     "data": {"dirs": ["runs/bidding_data/rule_based_w16_s0"], "generate": None, "workers": 2},
-    "model": {"hidden": [256, 256], "dropout": 0.0},
-    "train": {"val_fraction": 0.1, "batch_size": 512, "lr": 2e-3, "weight_decay": 1e-5, "max_epochs": 30,
+    "model": {"hidden": [128, 128], "dropout": 0.0},
+    "train": {"val_fraction": 0.1, "batch_size": 1024, "lr": 3e-3, "weight_decay": 1e-5, "max_epochs": 10,
               "patience": 3, "e_weight": 1.0, "context_augment": 0.5, "threads": 2, "max_rows": None},
     "out": {"runs_dir": "runs", "ship": None},
 }
@@ -297,13 +297,65 @@ def format_metrics(m: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def register_neural_bidder() -> None:
+    """Register ``neural_bidder`` in this process if the package registry does not have it yet."""
+    from agents import list_agents, register
+
+    if "neural_bidder" not in list_agents():
+        register("neural_bidder", "agents.neural_bidding:NeuralBidderAgent",
+                 {"model": "checkpoint path (default: the shipped model)",
+                  "card_play": "rule_based or pimc", "aggressiveness": "SF points added before the bid test",
+                  "loss_penalty": "a defender's gain from a lost game", "discard": "model or plans",
+                  "pimc_worlds": "worlds per card decision with pimc card play"},
+                 defaults={"model": "", "card_play": "rule_based", "aggressiveness": 0.0, "loss_penalty": 40.0,
+                           "discard": "model", "pimc_worlds": 32},
+                 doc="bidding network (agents/neural_bidding.py) + delegated card play")
+
+
+def tournament(n_deals: int, seed: int, workers: int, card_play: str, params: dict[str, Any], out: Path) -> Any:
+    """Neural bidding vs rule-based bidding, the same card play on both sides (duplicate)."""
+    from agents import run_tournament
+
+    register_neural_bidder()
+    nb = ("neural_bidder", {"card_play": card_play, **params})
+    other = "rule_based" if card_play == "rule_based" else ("pimc", {"worlds": int(params.get("pimc_worlds", 32))})
+    t = time.perf_counter()
+    res = run_tournament([nb, other], n_deals, seed, workers=workers, engine="python")
+    out.mkdir(parents=True, exist_ok=True)
+    res.games.attrs = {}
+    res.games.to_parquet(out / "games.parquet")
+    text = str(res)
+    (out / "summary.txt").write_text(text + f"\n\n{n_deals} deals, seed {seed}, {time.perf_counter() - t:.0f} s\n")
+    print(text)
+    return res
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="train_bidding", description="Train the bidding network on simulated labels.")
     ap.add_argument("--config", help="JSON config (experiments/configs/train_bidding.json)")
+    ap.add_argument("--tournament", type=int, default=0, metavar="DEALS",
+                    help="instead of training: neural bidding vs rule-based bidding over DEALS duplicate deals")
+    ap.add_argument("--card-play", default="rule_based", choices=("rule_based", "pimc"))
+    ap.add_argument("--agent", action="append", default=[], metavar="KEY=VALUE",
+                    help="neural_bidder parameter for --tournament (model=..., aggressiveness=...)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a config entry, e.g. --set train.max_epochs=5")
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
+    if a.tournament:
+        params: dict[str, Any] = {}
+        for kv in a.agent:
+            k, _, v = kv.partition("=")
+            try:
+                params[k] = json.loads(v)
+            except json.JSONDecodeError:
+                params[k] = v
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        tournament(a.tournament, a.seed, a.workers, a.card_play, params,
+                   ROOT / "runs" / f"bidding_tournament_{a.card_play}__{a.seed}__{stamp}")
+        return 0
     try:
         cfg = load_config(a.config, a.set)
     except (ValueError, KeyError, FileNotFoundError, json.JSONDecodeError) as e:

@@ -140,3 +140,11 @@ def test_training_smoke(tmp_path):
     assert m["rows"] == 90 and m["val_rows"] > 0 and 0 < m["val_log_loss"] < 1.5
     assert sum(r["n"] for r in m["calibration"]) == m["val_rows"] * N_CONTRACTS
     load_model(run / "model")
+
+
+def test_compiled_encoder_equals_numpy_reference():
+    from agents.neural_bidding import encode_features_np
+
+    hands = _hands(500, seed=4)
+    seats = np.arange(500) % 3
+    assert np.array_equal(encode_features(hands, seats), encode_features_np(hands, seats))
