@@ -127,15 +127,20 @@ def path_openspiel_cpp(seconds: float, seed: int) -> tuple[float, int, float] | 
     return timed(batch, seconds)
 
 
-def make_numba_games(n: int, seed: int) -> Callable[[], int]:
+def make_numba_games(n: int, seed: int, policy: str = "random") -> Callable[[], int]:
+    """The batch runner (``kernels.simulate.run_chunk``) with ``policy`` in every seat."""
+    from skatsim.simulate import policy_specs
+
     rows = np.empty(n, dtype=KS.RESULT_DTYPE)
     no_actions = np.zeros((0, KS.MAX_ACTIONS), dtype=np.int16)
-    runner = KS.POLICY_RUNNERS["random"]
+    specs = policy_specs(policy)
+    pids = np.array([p.pid for p in specs], dtype=np.int64)
+    params = np.stack([p.param_row() for p in specs])
     smul = KS.seed_mul(seed)
     state = {"start": 0}
 
     def chunk() -> int:
-        runner(smul, state["start"], 0, rows, no_actions, False)
+        KS.run_chunk(smul, state["start"], 0, pids, params, rows, no_actions, False)
         state["start"] += n
         return n
 
