@@ -165,3 +165,19 @@ def test_pimc_with_inference_plays_legal_cards():
 
     s = play_game([PIMCAgent(worlds=8, inference=True), RuleBasedAgent(), RuleBasedAgent()], seed=12)
     assert s.is_terminal()
+
+
+def test_node_budget_drops_worlds_and_falls_back_on_the_rule_based_card():
+    s = to_play(3, 0, "G")
+    o = s.observation(0)
+    tiny = PIMCAgent(worlds=8, node_limit=1, log=True, enumerate=False)
+    rb = RuleBasedAgent()
+    for a in (tiny, rb):
+        a.reset(0, 0, 42)
+    assert tiny.act(o) == rb.act(o)          # every world over budget: the rule-based card
+    free = PIMCAgent(worlds=8, node_limit=0, log=True, enumerate=False)
+    free.reset(0, 0, 42)
+    free.act(o)
+    assert free.decisions[0]["dropped"] == 0
+    with pytest.raises(ValueError, match="node_limit"):
+        PIMCAgent(node_limit=-1)
