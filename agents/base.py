@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, runtime_chec
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
-__all__ = ["Agent", "AgentSpec", "AgentInfo", "register", "make_agent", "list_agents", "agent_info",
+__all__ = ["Agent", "AgentSpec", "AgentInfo", "register", "unregister", "make_agent", "list_agents", "agent_info",
            "SpecLike"]
 
 
@@ -155,6 +155,13 @@ def register(name: str, factory: Callable[..., Any] | str,
     info = AgentInfo(name, factory, doc, engine, defaults, params_doc)
     _REGISTRY[name] = info
     return info
+
+
+def unregister(name: str) -> None:
+    """Remove ``name`` from the registry (tests that register a temporary agent)."""
+    if name not in _REGISTRY:
+        raise ValueError(f"agent {name!r} is not registered")
+    del _REGISTRY[name]
 
 
 def agent_info(name: str) -> AgentInfo:

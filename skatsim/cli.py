@@ -605,8 +605,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--deals", type=_int(0, None, "a deal count"), default=None,
                     help="boards of the rule_based vs random tournament (default 300); with --batch: deals to "
                          "simulate (default 1,000,000)")
-    sp.add_argument("--pimc-deals", type=_int(1, None, "a deal count"), default=40,
-                    help="boards of the PIMC vs rule_based tournament (default 40)")
+    sp.add_argument("--pimc-deals", type=_int(1, None, "a deal count"), default=200,
+                    help="boards of the PIMC vs rule_based tournament (default 200)")
     sp.add_argument("--worlds", type=_int(1, 10_000, "a world count"), default=4,
                     help="PIMC worlds per card decision in the demo (default 4)")
     sp.add_argument("--no-progress", action="store_true", help="no progress bars")

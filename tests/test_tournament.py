@@ -248,8 +248,15 @@ class _Faulty:
         return self.inner.act(obs)
 
 
-register("faulty", _Faulty, {"phase": "phase to fail in", "mode": "raise, illegal or slow"},
-         defaults={"phase": "play", "mode": "raise"}, replace=True)
+@pytest.fixture
+def faulty_agent():
+    """A temporary registry entry (removed again: the registry is shared by every test)."""
+    from agents.base import unregister
+
+    register("faulty", _Faulty, {"phase": "phase to fail in", "mode": "raise, illegal or slow"},
+             defaults={"phase": "play", "mode": "raise"}, replace=True)
+    yield "faulty"
+    unregister("faulty")
 
 
 def _declared_state(seed: int = 3) -> SkatState:
@@ -278,7 +285,7 @@ def test_forfeit_outcomes_follow_the_rules() -> None:
 
 @pytest.mark.parametrize("phase, mode", [("play", "raise"), ("play", "illegal"), ("bidding", "raise"),
                                          ("declare", "illegal")])
-def test_a_misbehaving_agent_loses_by_rule_and_the_run_goes_on(phase: str, mode: str) -> None:
+def test_a_misbehaving_agent_loses_by_rule_and_the_run_goes_on(phase: str, mode: str, faulty_agent: str) -> None:
     spec = f"faulty:phase={phase},mode={mode}"
     r = run_tournament([spec, "rule_based"], 6, seed=4, engine="python", progress=False)
     spec = r.labels[0]  # parameters in sorted order
