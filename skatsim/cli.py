@@ -704,11 +704,26 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the script")
     sp.set_defaults(func=_cmd_bench, parser=sp)
 
+    sp = sub.add_parser("import-iss", help="import ISS game records into parquet tables",
+                        description="Read International Skat Server records (plain or .bz2, streamed), replay "
+                                    "each through the rules, compare with the server's result line and write "
+                                    "games.parquet, decisions.parquet, errors.jsonl and summary.json to --out.")
+    from .iss import add_import_arguments
+
+    add_import_arguments(sp)
+    sp.set_defaults(func=_cmd_import_iss, parser=sp)
+
     sp = sub.add_parser("agents", help="list the registered agents and their parameters",
                         description="List the registered agents with their parameters and defaults.")
     sp.add_argument("--json", action="store_true", help="as JSON")
     sp.set_defaults(func=_cmd_agents, parser=sp)
     return p
+
+
+def _cmd_import_iss(args: argparse.Namespace) -> int:
+    from .iss import run_import
+
+    return run_import(args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -903,6 +903,26 @@ def import_iss(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     return summ
 
 
+def add_import_arguments(ap: Any) -> None:
+    """The arguments of ``skatsim import-iss`` on an ``argparse`` parser (shared by the CLI)."""
+    ap.add_argument("file", help="ISS records, one game per line (.sgf, .txt or .bz2)")
+    ap.add_argument("--out", required=True, help="output folder (games.parquet, decisions.parquet, errors.jsonl, "
+                                                 "summary.json)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument("--limit", type=int, default=None, help="read at most N records")
+    ap.add_argument("--chunk", type=int, default=20_000, help="records per parquet row group (memory bound)")
+
+
+def run_import(args: Any) -> int:
+    """Run ``skatsim import-iss`` for parsed ``args``: print the summary; 0, or 2 for a missing file."""
+    if not os.path.isfile(args.file):
+        print(f"skatsim import-iss: no such file: {args.file}", file=sys.stderr)
+        return 2
+    summ = import_iss(args.file, args.out, progress=not args.no_progress, chunk=args.chunk, limit=args.limit)
+    print(summ)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``skatsim import-iss FILE --out DIR [--no-progress] [--limit N] [--chunk N]``:
     import, print the summary; exit code 0 (also when records were skipped: they are
@@ -911,19 +931,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(prog="skatsim import-iss",
                                  description="Import ISS game records (plain or .bz2) into parquet tables.")
-    ap.add_argument("file", help="ISS records, one game per line (.sgf, .txt or .bz2)")
-    ap.add_argument("--out", required=True, help="output folder (games.parquet, decisions.parquet, errors.jsonl, "
-                                                 "summary.json)")
-    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ap.add_argument("--limit", type=int, default=None, help="read at most N records")
-    ap.add_argument("--chunk", type=int, default=20_000, help="records per parquet row group (memory bound)")
-    args = ap.parse_args(list(argv) if argv is not None else None)
-    if not os.path.isfile(args.file):
-        print(f"skatsim import-iss: no such file: {args.file}", file=sys.stderr)
-        return 2
-    summ = import_iss(args.file, args.out, progress=not args.no_progress, chunk=args.chunk, limit=args.limit)
-    print(summ)
-    return 0
+    add_import_arguments(ap)
+    return run_import(ap.parse_args(list(argv) if argv is not None else None))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -230,3 +230,16 @@ def test_agents_lists_pimc_with_its_parameters(capsys: pytest.CaptureFixture[str
     assert main(["agents"]) == 0
     out = capsys.readouterr().out
     assert "pimc: Perfect-Information Monte Carlo" in out and "    worlds = 32" in out
+
+
+def test_import_iss_command(tmp_path, capsys) -> None:
+    from pathlib import Path
+
+    from skatsim.cli import main
+
+    data = Path(__file__).resolve().parent / "data" / "iss_records.txt"
+    assert main(["import-iss", str(data), "--out", str(tmp_path / "iss"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "games that differ from the server's result: 0" in out
+    assert (tmp_path / "iss" / "games.parquet").exists() and (tmp_path / "iss" / "decisions.parquet").exists()
+    assert main(["import-iss", str(tmp_path / "missing.sgf"), "--out", str(tmp_path / "x")]) == 2
