@@ -72,6 +72,10 @@ def _pimc_docs() -> dict[str, str]:
         "exact_tricks": "tie-break by exact mean points when at most this many tricks are left",
         "enumerate": "enumerate every world when no more than `worlds` remain",
         "bidding": "'rule_based' (delegate bidding, skat, declaration, Kontra/Re) or 'simulation'",
+        "inference": "weight the worlds by how well the rule-based model explains the others' auction",
+        "inference_eps": "weight factor of a call the rule-based model would not have made",
+        "oversample": "candidate worlds drawn per world kept when inferring",
+        "node_limit": "search nodes per world and decision (0: none); worlds over it are dropped",
         "log": "keep a record per searched decision",
         "tt_bits": "log2 of the solver's transposition-table entries",
     }
@@ -83,6 +87,16 @@ def _pimc_docs() -> dict[str, str]:
 register("pimc", "agents.pimc:PIMCAgent", _pimc_docs, defaults=_pimc_defaults,
          doc="Perfect-Information Monte Carlo card play (sampled worlds solved open-handed); "
              "bidding and skat by the rule-based player unless bidding='simulation'")
+
+
+register("neural_bidder", "agents.neural_bidding:NeuralBidderAgent",
+         {"model": "checkpoint path (default: the shipped model agents/models/bidding_v1)",
+          "card_play": "rule_based or pimc", "aggressiveness": "SF points added before the bid test",
+          "loss_penalty": "a defender's gain from a lost game", "discard": "model or plans",
+          "pimc_worlds": "worlds per card decision with pimc card play"},
+         defaults={"model": "", "card_play": "rule_based", "aggressiveness": 0.0, "loss_penalty": 40.0,
+                   "discard": "model", "pimc_worlds": 32},
+         doc="bidding network (agents/neural_bidding.py) + delegated card play")
 
 
 def __getattr__(name: str) -> Any:  # lazy: the tournament pulls in pandas, the rule-based agent its kernels

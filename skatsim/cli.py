@@ -528,6 +528,20 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return subprocess.call(cmd, cwd=str(folder.parent))
 
 
+def _cmd_train_bidding(args: argparse.Namespace) -> int:
+    return _train_bidding(list(args.rest))
+
+
+def _train_bidding(rest: list[str]) -> int:
+    import subprocess
+
+    script = _benchmarks_dir().parent / "experiments" / "train_bidding.py"
+    if not script.is_file():
+        raise ValueError(f"experiments/train_bidding.py not found (looked at {script}; it ships with the "
+                         "source tree, not the wheel)")
+    return subprocess.call([sys.executable, str(script), *rest], cwd=str(script.parent.parent))
+
+
 def _cmd_agents(args: argparse.Namespace) -> int:
     from agents import list_agents
 
@@ -704,6 +718,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the script")
     sp.set_defaults(func=_cmd_bench, parser=sp)
 
+    sp = sub.add_parser("train-bidding", help="label hands, train the bidding network, or run its tournament",
+                        description="Run experiments/train_bidding.py of the source tree with this Python; the "
+                                    "arguments go to the script (--config FILE, --set key=value, --tournament N, "
+                                    "--card-play, --agent k=v, --seed, --workers; skatsim train-bidding --help).",
+                        add_help=False)
+    sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for experiments/train_bidding.py")
+    sp.set_defaults(func=_cmd_train_bidding, parser=sp)
+
     sp = sub.add_parser("import-iss", help="import ISS game records into parquet tables",
                         description="Read International Skat Server records (plain or .bz2, streamed), replay "
                                     "each through the rules, compare with the server's result line and write "
@@ -727,6 +749,13 @@ def _cmd_import_iss(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train-bidding"]:  # every argument, --help included, belongs to the script
+        try:
+            return _train_bidding(argv[1:])
+        except ValueError as e:
+            print(f"skatsim train-bidding: error: {e}", file=sys.stderr)
+            return 2
     p = build_parser()
     args = p.parse_args(argv)
     if args.cmd is None:

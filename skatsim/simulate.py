@@ -78,11 +78,20 @@ class PolicySpec:
 
     @classmethod
     def parse(cls, spec: Any) -> "PolicySpec":
-        """A name, a ``(name, {param: value})`` pair, a ``PolicySpec`` or an ``@njit`` policy."""
+        """A name, a ``(name, {param: value})`` pair, a ``PolicySpec``, an ``@njit`` policy, or
+        an ``(@njit policy, [p0, p1, ...])`` pair (its parameter row: data, so one compiled
+        runner serves every setting)."""
         if isinstance(spec, PolicySpec):
             return spec
         if isinstance(spec, numba.core.registry.CPUDispatcher):
             return cls(getattr(spec, "__name__", "custom"), (), spec)
+        if (isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], numba.core.registry.CPUDispatcher)
+                and not isinstance(spec[1], dict)):
+            vals = [float(v) for v in spec[1]]
+            if len(vals) > KP.PARAMS_SIZE:
+                raise ValueError(f"a custom policy takes at most {KP.PARAMS_SIZE} parameters, got {len(vals)}")
+            return cls(getattr(spec[0], "__name__", "custom"), tuple((str(i), v) for i, v in enumerate(vals)),
+                       spec[0])
         params: dict[str, Any] = {}
         if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[1], dict):
             spec, params = spec
@@ -122,6 +131,9 @@ class PolicySpec:
             for i, k in enumerate(names):
                 if k in given:
                     row[i] = given[k]
+        else:
+            for k, v in self.params:
+                row[int(k)] = v
         return row
 
     @property
@@ -139,10 +151,11 @@ def policy_specs(policy: Any) -> tuple[PolicySpec, PolicySpec, PolicySpec]:
     >>> [p.label for p in policy_specs(["random", ("rule_based", {}), "random"])]
     ['random', 'rule_based', 'random']
     """
-    if isinstance(policy, (list, tuple)) and len(policy) == 3 and not (
-            len(policy) == 2 and isinstance(policy[1], dict)):
+    pair = isinstance(policy, tuple) and len(policy) == 2 and (
+        isinstance(policy[1], dict) or isinstance(policy[0], numba.core.registry.CPUDispatcher))
+    if isinstance(policy, (list, tuple)) and len(policy) == 3:
         specs = tuple(PolicySpec.parse(p) for p in policy)
-    elif isinstance(policy, (list, tuple)) and not (len(policy) == 2 and isinstance(policy[1], dict)):
+    elif isinstance(policy, (list, tuple)) and not pair:
         raise ValueError(f"a per-seat policy list needs 3 entries (forehand, middlehand, rearhand), got {len(policy)}")
     else:
         one = PolicySpec.parse(policy)

@@ -42,18 +42,16 @@ FIELDS = {
 @njit
 def low_bid_policy(st, seat, params, rng):
     """Random, but bids low: a bidder names the next bid or passes (1:1), so all-pass deals,
-    null games and cheap contracts are common. Otherwise uniformly random."""
+    null games and cheap contracts are common. Otherwise uniformly random. With
+    ``params[0] == 1`` it returns an illegal action (one compiled runner for both tests)."""
+    if params[0] == 1.0:
+        return 200, rng
     if st[G.F_PHASE] == G.PH_BID and st[G.F_BID_STAGE] < 2 and seat == st[G.F_BIDDER]:
         k, rng = rand_below(rng, 2)
         if k == 0 and st[G.F_BID_IDX] < 62:
             return BID_BASE + st[G.F_BID_IDX] + 1, rng
         return PASS, rng
     return G.random_action(st, rng)
-
-
-@njit
-def illegal_policy(st, seat, params, rng):
-    return 200, rng
 
 
 def replay_and_compare(chunk, rules: SkatRules) -> set[str]:
@@ -112,7 +110,7 @@ def test_kernel_rows_replay_through_state_field_by_field():
 
 def test_custom_policy_illegal_action_is_reported():
     with pytest.raises(ValueError, match=r"illegal action \(action #1 of deal 0"):
-        list(iter_chunks(3, illegal_policy, seed=1, workers=1))
+        list(iter_chunks(3, (low_bid_policy, [1.0]), seed=1, workers=1))
 
 
 def test_random_action_is_uniform_over_legal_set():
