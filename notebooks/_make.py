@@ -89,7 +89,43 @@ top["win_rate"].unstack(0).plot.bar(ax=axes[1], title="declarer win rate by cont
 plt.tight_layout(); plt.show()"""),
 ]
 
-NOTEBOOKS = {"engine_tour": TOUR, "tournament_analysis": TOURNAMENT}
+CALIBRATION = [
+    ("md", """# Bidding-network calibration
+
+The shipped bidding network (`agents/models/bidding_v1`) predicts, for the ten dealt cards and
+the seat, each contract's win probability. Here it is checked on fresh hands (a seed the
+training data did not use), labelled the way the training data was (rule-based play-outs of
+every contract over sampled worlds): a reliability table and plot over every (hand, contract)."""),
+    ("code", """import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from agents.neural_bidding import encode_features, load_model
+from skatsim.bidding_data import CONTRACTS, LabelConfig, label_deal
+model = load_model()
+print(model.meta.get("layout_version"), model.meta.get("data_hash"))"""),
+    ("code", """cfg = LabelConfig(n_deals=300, seed=12345, worlds=16, labeler="rule_based")
+rows = [r for i in range(cfg.n_deals) for r in label_deal(i, cfg)]
+labels = pd.DataFrame(rows)
+x = encode_features(labels["hand"].to_numpy(np.int64), labels["seat"].to_numpy(np.int64))
+p_pred, e_pred = model.predict(x)
+p_true = labels[[f"p_{c}" for c in CONTRACTS]].to_numpy()
+print(len(labels), "hands;", p_pred.shape[1], "contracts")"""),
+    ("code", """edges = np.linspace(0, 1, 11)
+b = np.clip(np.digitize(p_pred.ravel(), edges) - 1, 0, 9)
+table = pd.DataFrame({"bin": b, "predicted": p_pred.ravel(), "observed": p_true.ravel()}).groupby("bin").agg(
+    n=("predicted", "size"), predicted=("predicted", "mean"), observed=("observed", "mean"))
+table.index = [f"{edges[i]:.1f}-{edges[i + 1]:.1f}" for i in table.index]
+ece = float((table["n"] * (table["predicted"] - table["observed"]).abs()).sum() / table["n"].sum())
+print(f"expected calibration error {ece:.4f}")
+table.round(3)"""),
+    ("code", """fig, ax = plt.subplots(figsize=(4, 4))
+ax.plot([0, 1], [0, 1], "k:", lw=1)
+ax.plot(table["predicted"], table["observed"], "o-")
+ax.set_xlabel("predicted win probability"); ax.set_ylabel("label (play-outs)")
+ax.set_title("bidding_v1 on fresh hands"); plt.tight_layout(); plt.show()"""),
+]
+
+NOTEBOOKS = {"engine_tour": TOUR, "tournament_analysis": TOURNAMENT, "bidding_calibration": CALIBRATION}
 
 
 def build(name: str, cells: list[tuple[str, str]]) -> Path:
