@@ -86,3 +86,15 @@ def write_record(args: Any, name: str, record: dict[str, Any]) -> Path | None:
         append_jsonl(path, record)
         print(f"result appended to {path}")
     return path
+
+
+def timed(fn, seconds: float) -> tuple[float, int, float]:
+    """Call ``fn`` (returns items done) repeatedly for about ``seconds``: (rate, items, elapsed)."""
+    import time
+
+    items, t0 = 0, time.perf_counter()
+    while True:
+        items += fn()
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return items / el, items, el

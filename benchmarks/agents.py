@@ -43,8 +43,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 _spec = importlib.util.spec_from_file_location("_env", _HERE / "_env.py")
 _env = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
 _spec.loader.exec_module(_env)  # type: ignore[union-attr]
-append_jsonl, cpu_model, git_commit, now_utc, versions = (
-    _env.append_jsonl, _env.cpu_model, _env.git_commit, _env.now_utc, _env.versions)
+append_jsonl, cpu_model, git_commit, now_utc, timed, versions = (
+    _env.append_jsonl, _env.cpu_model, _env.git_commit, _env.now_utc, _env.timed, _env.versions)
 
 from agents import make_agent, play  # noqa: E402
 from skatsim.bits import derive_seed  # noqa: E402
@@ -55,16 +55,6 @@ TARGETS = {
     "1_rule_based_numba_1_thread": ">= 10x path 4 (XSkat, per core)",
     "2_rule_based_numba_all_cores": ">= 1.8x path 1 on 2 cores",
 }
-
-
-def timed(fn: Callable[[], int], seconds: float) -> tuple[float, int, float]:
-    """Call ``fn`` (returns items done) repeatedly for about ``seconds``: (rate, items, elapsed)."""
-    items, t0 = 0, time.perf_counter()
-    while True:
-        items += fn()
-        el = time.perf_counter() - t0
-        if el >= seconds:
-            return items / el, items, el
 
 
 def engine_rate(seconds: float, seed: int, workers: int | None, batch: int) -> tuple[float, int, float]:

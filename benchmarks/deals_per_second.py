@@ -33,7 +33,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from _env import add_output_args, cpu_model, git_commit, now_utc, versions, write_record  # noqa: E402
+from _env import add_output_args, cpu_model, git_commit, now_utc, timed, versions, write_record  # noqa: E402
 from skatsim import SkatState, deal
 from skatsim.bits import HAS_FAST_PDEP
 from skatsim.kernels import simulate as KS
@@ -48,16 +48,6 @@ TARGETS = {  # path -> (what, rule)
     "4_rollouts_1_thread": "≥ 3,000,000 rollouts/s",
     "1_python_state": "≥ path 1b (OpenSpiel driven from Python)",
 }
-
-
-def timed(fn: Callable[[], int], seconds: float) -> tuple[float, int, float]:
-    """Call ``fn`` (returns items done) repeatedly for about ``seconds``: (rate, items, elapsed)."""
-    items, t0 = 0, time.perf_counter()
-    while True:
-        items += fn()
-        el = time.perf_counter() - t0
-        if el >= seconds:
-            return items / el, items, el
 
 
 def best_of(fn: Callable[[], int], seconds: float, reps: int = 5) -> tuple[float, int, float]:
