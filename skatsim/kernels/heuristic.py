@@ -65,7 +65,7 @@ from numba import njit
 
 from ..actions import BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, RE
 from ..bits import lsb, msb, popcount
-from ..cards import CARD_POINTS, SUIT_MASKS
+from ..cards import ACES, ALL_CARDS, CARD_POINTS, CARD_POINTS_ARRAY, JACKS, SUIT_MASKS, TENS, card_points
 from ..rules import FOLLOW, GRAND, NULL, RAMSCH, STRENGTH, TRUMP_MASKS
 from . import game as G
 
@@ -123,8 +123,8 @@ def params_array(**overrides: float) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- tables
-_ALL = 0xFFFF_FFFF
-_JACKS = 0x8080_8080
+_ALL = ALL_CARDS
+_JACKS = JACKS
 
 
 def _ro(a: np.ndarray) -> np.ndarray:
@@ -132,7 +132,7 @@ def _ro(a: np.ndarray) -> np.ndarray:
     return a
 
 
-_PTS = _ro(np.array(CARD_POINTS, dtype=np.int64))
+_PTS = CARD_POINTS_ARRAY
 _STR = STRENGTH
 _FOL = FOLLOW
 _TRUMP = _ro(np.array(TRUMP_MASKS, dtype=np.int64))
@@ -1055,8 +1055,7 @@ def _plan_after_pickup(view, me, params, k):
             ev = max(ev, expected_score(_null_chance(bad, False, True, params), 46, bid, 46))
         else:
             p = game_chance(hh, g, me, params, params[P_SKATPTS] * (
-                11 * popcount(skat & 0x4040_4040) + 10 * popcount(skat & 0x2020_2020)
-                + 4 * popcount(skat & 0x1010_1010) + 3 * popcount(skat & 0x0808_0808)), False)
+                card_points(skat & ~_JACKS)), False)
             m = _mat(all12, g)
             ev = expected_score(p, _BASE[g] * (m + 1), bid, _BASE[g])
         if ev > best_ev:
@@ -1118,8 +1117,7 @@ def declare_decision(view, me, params):
     best_ev = -1e18
     if picked:
         skat = view[G.F_SKAT]
-        spts = (11 * popcount(skat & 0x4040_4040) + 10 * popcount(skat & 0x2020_2020)
-                + 4 * popcount(skat & 0x1010_1010) + 3 * popcount(skat & 0x0808_0808))
+        spts = card_points(skat & ~_JACKS)
         all12 = h | skat
         for g in range(5):
             if g == GRAND and params[P_NOGRAND] != 0.0:
@@ -1206,8 +1204,8 @@ def kontra_decision(view, me, params):
         return PASS
     tm = _TRUMP[g]
     side = h & ~tm
-    aces = side & 0x4040_4040
-    tens = side & 0x2020_2020 & (aces >> 1)
+    aces = side & ACES
+    tens = side & TENS & (aces >> 1)
     cnt = popcount(h & tm) + popcount(h & _JACKS) + popcount(aces) + 0.5 * popcount(tens)
     if cnt >= params[P_KONTRA]:
         return KONTRA

@@ -55,7 +55,7 @@ import numpy as np
 from numba import njit
 
 from ..bits import lsb, msb, popcount
-from ..cards import CARD_POINTS
+from ..cards import CARD_POINTS_ARRAY
 from ..rules import FOLLOW, STRENGTH, TRUMP_MASKS
 
 # ----------------------------------------------------------------------------- rank space
@@ -105,7 +105,7 @@ def rank_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.nd
 
 
 TO_RANK, FROM_RANK, SEG_LO, SEG_MASK, TRUMP_START = rank_tables()
-_CARD_POINTS = np.array(CARD_POINTS, np.int64)
+_CARD_POINTS = CARD_POINTS_ARRAY
 
 # ----------------------------------------------------------------------------- W layout
 
