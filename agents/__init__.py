@@ -13,7 +13,7 @@ imports this package.
 - :func:`agents.testing.agent_api_test`: the test every registered agent passes.
 
 >>> sorted(list_agents())
-['pimc', 'random', 'rule_based']
+['neural_bidder', 'pimc', 'random', 'rule_based']
 >>> s = play_game(["random", "random", "random"], seed=3)
 >>> s.is_terminal()
 True
