@@ -297,26 +297,10 @@ def format_metrics(m: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def register_neural_bidder() -> None:
-    """Register ``neural_bidder`` in this process if the package registry does not have it yet."""
-    from agents import list_agents, register
-
-    if "neural_bidder" not in list_agents():
-        register("neural_bidder", "agents.neural_bidding:NeuralBidderAgent",
-                 {"model": "checkpoint path (default: the shipped model)",
-                  "card_play": "rule_based or pimc", "aggressiveness": "SF points added before the bid test",
-                  "loss_penalty": "a defender's gain from a lost game", "discard": "model or plans",
-                  "pimc_worlds": "worlds per card decision with pimc card play"},
-                 defaults={"model": "", "card_play": "rule_based", "aggressiveness": 0.0, "loss_penalty": 40.0,
-                           "discard": "model", "pimc_worlds": 32},
-                 doc="bidding network (agents/neural_bidding.py) + delegated card play")
-
-
 def tournament(n_deals: int, seed: int, workers: int, card_play: str, params: dict[str, Any], out: Path) -> Any:
     """Neural bidding vs rule-based bidding, the same card play on both sides (duplicate)."""
     from agents import run_tournament
 
-    register_neural_bidder()
     nb = ("neural_bidder", {"card_play": card_play, **params})
     other = "rule_based" if card_play == "rule_based" else ("pimc", {"worlds": int(params.get("pimc_worlds", 32))})
     t = time.perf_counter()

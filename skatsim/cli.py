@@ -162,9 +162,9 @@ def _agent_spec(text: str) -> Any:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _agent_list(text: str) -> list[Any]:
-    """``random`` or ``rule_based,random,random``; a spec's own parameters may follow it,
-    comma-separated: ``rule_based:max_bid=18,x=1,random,random``."""
+def _split_specs(text: str) -> list[str]:
+    """Comma-separated agent specs, where a spec's own ``key=value`` parameters may follow
+    it: ``rule_based:max_bid=18,x=1,random`` -> ``["rule_based:max_bid=18,x=1", "random"]``."""
     from agents import list_agents
 
     names = set(list_agents())
@@ -175,6 +175,13 @@ def _agent_list(text: str) -> list[Any]:
             pieces[-1] += "," + part
         else:
             pieces.append(part)
+    return pieces
+
+
+def _agent_list(text: str) -> list[Any]:
+    """``random`` or ``rule_based,random,random``; a spec's own parameters may follow it,
+    comma-separated: ``rule_based:max_bid=18,x=1,random,random``."""
+    pieces = _split_specs(text)
     if len(pieces) not in (1, 3):
         raise argparse.ArgumentTypeError(f"give one agent (for every seat) or three (forehand, middlehand, "
                                          f"rearhand), got {len(pieces)}: {text!r}")
@@ -191,16 +198,7 @@ def _rules(args: argparse.Namespace) -> SkatRules:
 
 def _opponents(text: str) -> list[Any]:
     """One agent spec (both opponents) or two, comma-separated: ``rule_based,pimc:worlds=16``."""
-    from agents import list_agents
-
-    names = set(list_agents())
-    pieces: list[str] = []
-    for part in text.split(","):
-        part = part.strip()
-        if pieces and "=" in part and ":" not in part and part.split("=")[0] not in names:
-            pieces[-1] += "," + part
-        else:
-            pieces.append(part)
+    pieces = _split_specs(text)
     if len(pieces) not in (1, 2):
         raise argparse.ArgumentTypeError(f"give one opponent (for both seats) or two, got {len(pieces)}: {text!r}")
     specs = [_agent_spec(p) for p in pieces]
