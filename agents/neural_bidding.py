@@ -20,10 +20,16 @@ aces_tens       2     aces, tens held, / 4
 points          1     card points held, / 60
 ==============  ====  ===============================================================
 
-The ``bid`` / ``passed`` / ``seat_bids`` block is the bidding so far. The simulated labels
-(:mod:`skatsim.bidding_data`) do not depend on it (worlds are dealt uniformly), so
-training randomises it (``context_augment``): the network learns to ignore it on such
-data, and human records (``source="iss"``) can teach it later without a layout change.
+The ``bid`` / ``passed`` / ``seat_bids`` block is the bidding so far. What it means is the
+checkpoint's ``context``:
+
+- ``"bid_level"`` (the shipped model): labels conditioned on the auction
+  (``condition="auction"`` in :mod:`skatsim.bidding_data`); ``bid`` is the bid at which
+  the seat would win the auction against rule-based opponents, the rest is zero. The agent
+  asks "what is each contract worth if I win at ``b``?" with ``bid = b / 264``.
+- ``"auction"``: labels from uniformly dealt worlds, which do not depend on the block;
+  training randomises it (``context_augment``) so the network ignores it, and the agent
+  fills in the real bidding so far (room for human records, ``source="iss"``).
 
 Outputs: per contract of :data:`skatsim.bidding_data.CONTRACTS` (``D H S C G N`` after a
 pickup, ``DH ... NH`` hand) a win-probability logit and the expected list score at the
@@ -35,11 +41,19 @@ training config and metrics). :func:`load_model` refuses a checkpoint whose layo
 not match this module's.
 
 The agent's expected score of contract ``c`` at bid ``b`` (Seeger-Fabian, relative to
-the defenders): ``p (v + 50) - (1 - p) (2 v + 50 + 2 loss_penalty)`` averaged over the 231
-possible skats (they change the matadors and so the value ``v``), with an overbid
+the defenders): ``p (v + 50) - (1 - p) (2 v + 50 + 2 loss_penalty)``, with an overbid
 (``v < b``) counted as lost at the bid rounded up to the base; ``p`` from the network,
-``v`` from the cards (the network's expected list score is used for ranking contracts of
-equal value). It bids / holds ``b`` while ``max_c E(c, b) + aggressiveness >= 0``.
+``v`` from the cards. A hand game's value is averaged over the 231 possible skats (they
+change the matadors). Picking up is worth what the declarer makes of the skat he finds:
+the mean over ``skats`` sampled skats of the best game after the discard (each game's
+rule-based discard plan, the kept ten valued by the hand-game heads), not the best fixed
+contract, which ignores that the game is chosen after seeing the skat. It bids / holds
+``b`` while ``max(best hand game, pickup) + aggressiveness >= 0``.
+
+``loss_penalty`` (default 20): in a duplicate tournament a player's opponents are, on
+average over the seat arrangements, half partners of his own agent and half the other
+agent, so the two defenders' +40 of a lost game cost the declarer's agent 40 in relative
+terms, i.e. 20 per defender.
 """
 
 from __future__ import annotations
@@ -186,6 +200,11 @@ def encode_features_np(hands: Any, seats: Any) -> np.ndarray:
     return out
 
 
+def bid_context(bid: int) -> np.ndarray:
+    """The bidding block of a ``"bid_level"`` checkpoint: winning the auction at ``bid``."""
+    return np.array([bid / _TOP, 0, 0, 0, 0], np.float32)
+
+
 def context_of(view: np.ndarray, seat: int) -> np.ndarray:
     """The bidding block (5 floats) of ``seat`` from a masked state vector."""
     nxt, prv = (seat + 1) % 3, (seat + 2) % 3
@@ -256,8 +275,8 @@ def save_checkpoint(net: Any, path: str | Path, **meta: Any) -> tuple[Path, Path
 
 
 def default_model_path() -> Path:
-    """The model shipped with the package (``agents/models/bidding_v1``)."""
-    return Path(__file__).resolve().parent / "models" / "bidding_v1"
+    """The model shipped with the package (``agents/models/bidding_v2``)."""
+    return Path(__file__).resolve().parent / "models" / "bidding_v2"
 
 
 class _Model:
@@ -411,12 +430,14 @@ class NeuralBidderAgent:
             hand-game heads on the remaining ten) or ``"plans"`` (the rule-based greedy
             discard of each game, the game chosen by the network).
         pimc_worlds: worlds per card decision with ``card_play="pimc"``.
+        skats: skats sampled to value a pickup (bidding, skat decision).
     """
 
     name = "neural_bidder"
 
     def __init__(self, model: Any = None, card_play: str = "rule_based", aggressiveness: float = 0.0,
-                 loss_penalty: float = 40.0, discard: str = "model", pimc_worlds: int = 32) -> None:
+                 loss_penalty: float = 20.0, discard: str = "model", pimc_worlds: int = 32,
+                 skats: int = 32) -> None:
         if card_play not in _CARD_PLAY:
             raise ValueError(f"card_play must be one of {_CARD_PLAY}, got {card_play!r}")
         if discard not in _DISCARD:
@@ -429,6 +450,10 @@ class NeuralBidderAgent:
         self.aggressiveness = float(aggressiveness)
         self.loss_penalty = float(loss_penalty)
         self.discard = discard
+        if isinstance(skats, bool) or not isinstance(skats, (int, np.integer)) or not 1 <= skats <= 231:
+            raise ValueError(f"skats must be an int in 1..231, got {skats!r}")
+        self.skats = int(skats)
+        self.by_bid = self.model.meta.get("context") == "bid_level"
         if card_play == "pimc":
             from .pimc import PIMCAgent
 
@@ -438,10 +463,14 @@ class NeuralBidderAgent:
 
             self._delegate = RuleBasedAgent()
         self._cache: dict[tuple[int, int, bytes], np.ndarray] = {}
+        self._pick: dict[tuple[int, int, int], float] = {}
+        self._plans: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ protocol
     def reset(self, deal_id: int, seat: int, rng: int) -> None:
         self._cache = {}
+        self._pick = {}
+        self._plans = {}
         self._delegate.reset(deal_id, seat, rng)
 
     def observe(self, seat: int, action: int) -> None:
@@ -476,16 +505,65 @@ class NeuralBidderAgent:
         r = self._cache[key]
         return r[0], r[1]
 
+    def context(self, obs: "Observation", bid: int) -> np.ndarray:
+        """The bidding block for a decision at ``bid`` (see the module docstring)."""
+        return bid_context(bid) if self.by_bid else context_of(obs.view, obs.seat)
+
     def scores(self, obs: "Observation", bid: int) -> np.ndarray:
         """Expected relative SF per contract of the dealt ten cards at ``bid``."""
-        p, _ = self.predict(obs.hand.mask, obs.seat, context_of(obs.view, obs.seat))
+        p, _ = self.predict(obs.hand.mask, obs.seat, self.context(obs, bid))
         return contract_scores(p, obs.hand.mask, bid, self.loss_penalty)
+
+    def _skat_plans(self, hand: int, seat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For ``skats`` sampled skats (seeded by the hand) and each game: the ten cards
+        kept after the rule-based discard plan, and the twelve cards' matadors."""
+        key = (int(hand), int(seat))
+        if key not in self._plans:
+            sk = _skats(int(hand))
+            if self.skats < len(sk):
+                sk = np.random.default_rng([int(hand) & 0xFFFFFFFF, int(hand) >> 32, 7]).choice(sk, self.skats,
+                                                                                                 replace=False)
+            twelve = int(hand) | sk
+            kept = np.array([[t & ~discard_for(int(t), g) for g in range(6)] for t in twelve], np.int64)
+            self._plans[key] = (sk, kept, _mats12(twelve))
+        return self._plans[key]
+
+    def pickup_value(self, obs: "Observation", bid: int) -> float:
+        """Expected relative SF of picking up at ``bid``: the mean over sampled skats of
+        the best game after its discard (the kept ten valued by the hand-game heads)."""
+        key = (obs.hand.mask, obs.seat, int(bid))
+        if key in self._pick:
+            return self._pick[key]
+        _, kept, mats = self._skat_plans(obs.hand.mask, obs.seat)
+        k = len(kept)
+        ctx = np.repeat(self.context(obs, bid)[None, :], kept.size, axis=0)
+        p, _ = self.model.predict_np(encode_features(kept.reshape(-1), [obs.seat], ctx))
+        p = p.reshape(k, 6, N_CONTRACTS)
+        best = np.full(k, -np.inf)
+        for g in range(6):
+            pg = p[:, g, 6 + g]  # the hand-game head of game g on the ten kept for g
+            if g == NULL:
+                if NULL_VALUES[0] < bid:
+                    continue
+                v = NULL_VALUES[0]
+                sg = pg * (v + 50) - (1 - pg) * (2 * v + 50 + 2 * self.loss_penalty)
+            else:
+                base = np.full(k, BASE_VALUES[g])
+                sg = _sf(pg, base * (mats[:, g] + 1), bid, base, self.loss_penalty)
+            best = np.maximum(best, sg)
+        v = float(best.mean())
+        self._pick[key] = v
+        return v
+
+    def value(self, obs: "Observation", bid: int) -> float:
+        """What winning the auction at ``bid`` is worth: the best hand game or the pickup."""
+        return max(float(self.scores(obs, bid)[6:].max()), self.pickup_value(obs, bid))
 
     def max_bid(self, obs: "Observation") -> int:
         """The highest bid the predictions justify (0: none)."""
         top = 0
         for b in BID_VALUES:
-            if float(self.scores(obs, b).max()) + self.aggressiveness >= 0:
+            if self.value(obs, b) + self.aggressiveness >= 0:
                 top = b
             elif b > 24:
                 break
@@ -497,20 +575,18 @@ class NeuralBidderAgent:
         if bids:
             nxt = min(bids)
             b = BID_VALUES[nxt - BID_BASE]
-            ok = float(self.scores(obs, b).max()) + self.aggressiveness >= 0
+            ok = self.value(obs, b) + self.aggressiveness >= 0
             return nxt if ok else PASS
         if HOLD in legal:
-            ok = float(self.scores(obs, obs.bid).max()) + self.aggressiveness >= 0
+            ok = self.value(obs, obs.bid) + self.aggressiveness >= 0
             return HOLD if ok else PASS
         return PASS if PASS in legal else legal[0]
 
     def _skat(self, obs: "Observation", legal: list[int]) -> int:
-        sc = self.scores(obs, obs.bid)
-        best_hand = float(sc[6:].max())
-        best_pick = float(sc[:6].max())
-        return HAND if HAND in legal and best_hand > best_pick else PICKUP
+        best_hand = float(self.scores(obs, obs.bid)[6:].max())
+        return HAND if HAND in legal and best_hand > self.pickup_value(obs, obs.bid) else PICKUP
 
-    def _after_pickup(self, cards: int, seat: int, twelve: int, bid: int,
+    def _after_pickup(self, cards: int, seat: int, twelve: int, bid: int, ctx: np.ndarray,
                       pairs: list[int] | None = None) -> tuple[int, int, float]:
         """Best ``(game, discard mask, score)`` of twelve cards (``cards`` held now)."""
         held = [c for c in range(32) if (cards >> c) & 1]
@@ -520,7 +596,7 @@ class NeuralBidderAgent:
             else:
                 pairs = sorted({discard_for(twelve, g) for g in range(6)})
         tens = np.array([twelve & ~pr for pr in pairs], np.int64)
-        x = encode_features(tens, [seat])
+        x = encode_features(tens, [seat], np.repeat(ctx[None, :], len(tens), axis=0))
         p, e = self.model.predict_np(x)
         mats = _mats12(np.array([twelve], np.int64))[0]
         best = (0, pairs[0], -np.inf)
@@ -545,9 +621,9 @@ class NeuralBidderAgent:
         gone = obs.discard.mask if obs.discard is not None else 0
         twelve = cards | gone
         if gone == 0:
-            _, pair, _ = self._after_pickup(cards, obs.seat, twelve, obs.bid)
+            _, pair, _ = self._after_pickup(cards, obs.seat, twelve, obs.bid, self.context(obs, obs.bid))
         else:  # the second card: complete the best pair with the one already discarded
-            _, pair, _ = self._after_pickup(cards, obs.seat, twelve, obs.bid,
+            _, pair, _ = self._after_pickup(cards, obs.seat, twelve, obs.bid, self.context(obs, obs.bid),
                                             pairs=[gone | (1 << c) for c in sorted(legal)])
         for c in sorted(legal):
             if (pair >> c) & 1:
@@ -570,7 +646,7 @@ class NeuralBidderAgent:
             cards = obs.hand.mask
             disc = obs.discard.mask if obs.discard is not None else 0
             twelve = cards | disc
-            p, _ = self.predict(cards, obs.seat)
+            p, _ = self.predict(cards, obs.seat, self.context(obs, obs.bid))
             mats = _mats12(np.array([twelve], np.int64))[0]
             sc = np.full(6, -np.inf)
             for g in range(6):

@@ -11,7 +11,8 @@ The config (JSON) has four parts:
 - ``train``: ``val_fraction`` (split by deal), ``batch_size``, ``lr``, ``weight_decay``,
   ``max_epochs``, ``patience`` (early stopping on the validation log-loss),
   ``e_weight`` (weight of the expected-score loss), ``context_augment`` (share of rows whose
-  bidding block is randomised: the labels do not depend on it), ``threads``.
+  bidding block is randomised: for unconditioned labels, which do not depend on it; use 0
+  for auction-conditioned labels, whose ``bid_level`` fills the bid slot), ``threads``.
 - ``seed``, ``study`` and ``out`` (``runs_dir``; ``ship``: also copy the checkpoint there).
 
 A run writes ``runs/<study>__<seed>__<time>/``: ``config.json``, ``metrics.json``,
@@ -79,7 +80,11 @@ def arrays(df: Any) -> tuple[np.ndarray, ...]:
     from agents.neural_bidding import encode_features
     from skatsim.bidding_data import CONTRACTS
 
-    x = encode_features(df["hand"].to_numpy(np.int64), df["seat"].to_numpy(np.int64))
+    ctx = None
+    if "bid_level" in df and (df["bid_level"] > 0).any():  # auction-conditioned rows: the bid slot says at what bid
+        ctx = np.zeros((len(df), 5), np.float32)
+        ctx[:, 0] = df["bid_level"].to_numpy(np.float32) / 264.0
+    x = encode_features(df["hand"].to_numpy(np.int64), df["seat"].to_numpy(np.int64), ctx)
     p = np.stack([df[f"p_{c}"].to_numpy(np.float32) for c in CONTRACTS], axis=1)
     e = np.stack([df[f"e_list_{c}"].to_numpy(np.float32) for c in CONTRACTS], axis=1) / 100.0
     nw = df["n_worlds"].to_numpy(np.float32)[:, None]
@@ -101,7 +106,12 @@ def _read(dirs: Sequence[str]) -> Any:
         files = sorted(Path(d).glob("shard-*.parquet"))
         if not files:
             raise FileNotFoundError(f"no label shards in {d}")
-        parts += [pq.read_table(f, columns=cols).to_pandas() for f in files]
+        for f in files:
+            names = pq.read_schema(f).names  # schema 1 shards have no bid_level (unconditioned: 0)
+            t = pq.read_table(f, columns=cols + (["bid_level"] if "bid_level" in names else [])).to_pandas()
+            if "bid_level" not in t:
+                t["bid_level"] = 0
+            parts.append(t)
     df = pd.concat(parts, ignore_index=True)
     return df.sort_values(["source", "deal_index", "seat"], kind="stable").reset_index(drop=True)
 
@@ -205,6 +215,7 @@ def train(cfg: dict[str, Any], *, progress: bool = True) -> dict[str, Any]:
     ew = float(tc["e_weight"])
     bs = int(tc["batch_size"])
     aug = float(tc["context_augment"])
+    free = df["bid_level"].to_numpy() == 0
 
     def evaluate(idx: np.ndarray) -> tuple[float, float, np.ndarray]:
         net.eval()
@@ -228,7 +239,7 @@ def train(cfg: dict[str, Any], *, progress: bool = True) -> dict[str, Any]:
             b = perm[a:a + bs]
             xb = X[b].clone()
             if aug:
-                m = gen.random(len(b)) < aug
+                m = (gen.random(len(b)) < aug) & free[b]  # conditioned rows keep their bid level
                 if m.any():
                     xb[torch.from_numpy(m), CONTEXT] = torch.from_numpy(random_context(int(m.sum()), gen))
             lg, epred = net(xb)
@@ -270,7 +281,8 @@ def train(cfg: dict[str, Any], *, progress: bool = True) -> dict[str, Any]:
                "seconds": round(seconds, 1), "data_hash": data_hash(df),
                "sources": sorted(df["source"].unique().tolist()), "params": int(sum(t.numel() for t in net.parameters()))}
     (run / "metrics.json").write_text(json.dumps({**metrics, "calibration": table}, indent=1))
-    ckpt = {"data_hash": metrics["data_hash"], "data_dirs": cfg["data"]["dirs"], "train_config": cfg,
+    conditioned = bool((df["bid_level"] > 0).any())
+    ckpt = {"context": "bid_level" if conditioned else "auction", "data_hash": metrics["data_hash"], "data_dirs": cfg["data"]["dirs"], "train_config": cfg,
             "metrics": {k: v for k, v in metrics.items() if k != "per_contract_log_loss"}}
     save_checkpoint(net, run / "model", **ckpt)
     if cfg["out"].get("ship"):

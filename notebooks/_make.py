@@ -92,21 +92,24 @@ plt.tight_layout(); plt.show()"""),
 CALIBRATION = [
     ("md", """# Bidding-network calibration
 
-The shipped bidding network (`agents/models/bidding_v1`) predicts, for the ten dealt cards and
-the seat, each contract's win probability. Here it is checked on fresh hands (a seed the
-training data did not use), labelled the way the training data was (rule-based play-outs of
-every contract over sampled worlds): a reliability table and plot over every (hand, contract)."""),
+The shipped bidding network (`agents/models/bidding_v2`) predicts, for the ten dealt cards, the
+seat and a bid level, each contract's win probability if the seat wins the auction at that bid.
+Here it is checked on fresh hands (a seed the training data did not use), labelled the way the
+training data was (rule-based play-outs of every contract over worlds in which rule-based
+opponents let the seat win at the row's bid level): a reliability table and plot over every
+(hand, contract)."""),
     ("code", """import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from agents.neural_bidding import encode_features, load_model
+from agents.neural_bidding import bid_context, encode_features, load_model
 from skatsim.bidding_data import CONTRACTS, LabelConfig, label_deal
 model = load_model()
-print(model.meta.get("layout_version"), model.meta.get("data_hash"))"""),
-    ("code", """cfg = LabelConfig(n_deals=300, seed=12345, worlds=16, labeler="rule_based")
+print(model.meta.get("layout_version"), model.meta.get("context"), model.meta.get("data_hash"))"""),
+    ("code", """cfg = LabelConfig(n_deals=300, seed=12345, worlds=16, labeler="rule_based", condition="auction")
 rows = [r for i in range(cfg.n_deals) for r in label_deal(i, cfg)]
 labels = pd.DataFrame(rows)
-x = encode_features(labels["hand"].to_numpy(np.int64), labels["seat"].to_numpy(np.int64))
+ctx = np.stack([bid_context(int(b)) for b in labels["bid_level"]])
+x = encode_features(labels["hand"].to_numpy(np.int64), labels["seat"].to_numpy(np.int64), ctx)
 p_pred, e_pred = model.predict(x)
 p_true = labels[[f"p_{c}" for c in CONTRACTS]].to_numpy()
 print(len(labels), "hands;", p_pred.shape[1], "contracts")"""),
@@ -122,7 +125,7 @@ table.round(3)"""),
 ax.plot([0, 1], [0, 1], "k:", lw=1)
 ax.plot(table["predicted"], table["observed"], "o-")
 ax.set_xlabel("predicted win probability"); ax.set_ylabel("label (play-outs)")
-ax.set_title("bidding_v1 on fresh hands"); plt.tight_layout(); plt.show()"""),
+ax.set_title("bidding_v2 on fresh hands"); plt.tight_layout(); plt.show()"""),
 ]
 
 NOTEBOOKS = {"engine_tour": TOUR, "tournament_analysis": TOURNAMENT, "bidding_calibration": CALIBRATION}

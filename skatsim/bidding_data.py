@@ -11,6 +11,17 @@ uniformly to the two other hands and the skat):
   (:mod:`skatsim.kernels.heuristic`) in all three seats, information-safe (each seat
   plays from its masked view): the labels match rule-based card play.
 
+Worlds (``condition``): ``"none"`` deals the 22 unseen cards uniformly. ``"auction"``
+conditions them on the auction a declarer actually wins: each row gets a bid level ``b``
+(``bid_level``, drawn from :data:`BID_LEVELS` with :data:`BID_LEVEL_WEIGHTS`) and keeps only
+the worlds in which both other seats, bidding as the rule-based player (their
+:func:`~skatsim.kernels.heuristic.bid_limit`), would let this seat win the auction at ``b``:
+an opponent later in the bidding order must have a limit below ``b``, an earlier one (who
+holds at equal values) a limit of at most ``b``. Rejection sampling, at most
+``max_tries x worlds`` draws (``n_worlds`` says how many were kept). Such labels answer the
+question a bidder asks: "if I win the auction at ``b``, what is each contract worth?"
+(the opponents who passed are weaker than random hands).
+
 Pickups: the declarer takes the world's skat and discards with the rule-based player's
 greedy discard for that game (:func:`discard_for`, the same code as its real discard).
 Hand games: the dealt ten play, the skat's points and jacks count for the declarer.
@@ -44,6 +55,7 @@ deal_index          int64           index of the deal in the run
 deal_seed           int64           ``derive_seed(seed, deal_index)``
 seat                int8            0 forehand, 1 middlehand, 2 rearhand (the declarer)
 hand                int64           the ten dealt cards (card mask, :mod:`skatsim.cards`)
+bid_level           int16           the bid the worlds are conditioned on (0: unconditioned)
 auction             string          the bidding before the seat's decision ("" here; ISS)
 declared            string          contract actually played (null here; ISS)
 n_worlds            int16           worlds sampled for the row
@@ -90,27 +102,36 @@ from numba import njit
 
 from .bits import derive_seed, popcount
 from .cards import ALL_CARDS, card_points
-from .contracts import BASE_VALUES, HAND, NULL_VALUES, OUVERT
+from .contracts import BASE_VALUES, BID_VALUES, HAND, NULL_VALUES, OUVERT
 from .deal import deal as _deal
 from .kernels import game as G
 from .kernels import policies as P
-from .kernels.heuristic import _greedy_discard, params_array
+from .kernels.heuristic import _greedy_discard, bid_limit, params_array
 from .rules import GRAND, NULL
 from .scoring import matadors_of
 
 __all__ = [
     "CONTRACTS", "CONTRACT_GAME", "CONTRACT_HAND", "GAME_LETTERS", "SCHEMA_VERSION", "LabelConfig",
-    "label_hand", "label_deal", "generate", "read_labels", "expected_at_bid", "contract_value",
+    "BID_LEVELS", "BID_LEVEL_WEIGHTS", "label_hand", "label_deal", "auction_worlds", "generate",
+    "read_labels", "expected_at_bid", "contract_value",
     "discard_for", "sample_worlds_for_hand", "label_columns", "config_hash", "run_shard", "data_hash", "main",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+_CONDITIONS = ("none", "auction")
+#: Bid levels of ``condition="auction"`` rows and their sampling weights: the low levels,
+#: where most bidding decisions fall, more often.
+BID_LEVELS: tuple[int, ...] = tuple(v for v in BID_VALUES if v <= 60 or v in (66, 72, 77, 84, 96, 108, 120))
+BID_LEVEL_WEIGHTS: tuple[float, ...] = (6, 4, 4, 3, 3, 3, 2, 2, 2, 2, 2, 2, 1.5, 1.5, 1.5, 1.5, 1, 1, 1, 1,
+                                        1, 1, .5, .5, .5, .5, .5)
 GAME_LETTERS = ("D", "H", "S", "C", "G", "N")
 #: The candidate contracts (ISS tokens): six after a pickup, then six hand games.
 CONTRACTS: tuple[str, ...] = tuple(GAME_LETTERS) + tuple(g + "H" for g in GAME_LETTERS)
 CONTRACT_GAME: tuple[int, ...] = tuple(range(6)) * 2
 CONTRACT_HAND: tuple[bool, ...] = (False,) * 6 + (True,) * 6
 _LABELERS = ("solver", "rule_based")
+assert len(BID_LEVEL_WEIGHTS) == len(BID_LEVELS)
+_LEVEL_P = np.array(BID_LEVEL_WEIGHTS) / sum(BID_LEVEL_WEIGHTS)
 _RB_PARAMS = params_array()
 
 
@@ -129,6 +150,9 @@ class LabelConfig:
         seats: the seats labelled per deal.
         shard_size: deals per parquet shard (the unit of work and of resuming).
         tt_bits: the solver's transposition-table size (log2 entries).
+        condition: ``"none"`` (uniform worlds) or ``"auction"`` (worlds in which the other
+            seats, bidding as the rule-based player, let this seat win at the row's bid level).
+        max_tries: ``"auction"`` only: at most ``max_tries x worlds`` worlds are drawn per row.
     """
 
     n_deals: int = 1000
@@ -140,11 +164,15 @@ class LabelConfig:
     seats: tuple[int, ...] = (0, 1, 2)
     shard_size: int = 50
     tt_bits: int = 18
+    condition: str = "none"
+    max_tries: int = 20
 
     def __post_init__(self) -> None:
         if self.labeler not in _LABELERS:
             raise ValueError(f"labeler must be one of {_LABELERS}, got {self.labeler!r}")
-        for name in ("n_deals", "worlds", "shard_size"):
+        if self.condition not in _CONDITIONS:
+            raise ValueError(f"condition must be one of {_CONDITIONS}, got {self.condition!r}")
+        for name in ("n_deals", "worlds", "shard_size", "max_tries"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be a positive int, got {v!r}")
@@ -155,6 +183,8 @@ class LabelConfig:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["seats"] = list(self.seats)
+        if self.condition == "none" and self.max_tries == 20:  # schema-1 configs keep their hash
+            del d["condition"], d["max_tries"]
         return d
 
     @classmethod
@@ -176,7 +206,7 @@ def config_hash(cfg: LabelConfig) -> str:
 
 def label_columns() -> list[str]:
     """The column names of a label table, in order."""
-    cols = ["source", "deal_index", "deal_seed", "seat", "hand", "auction", "declared", "n_worlds"]
+    cols = ["source", "deal_index", "deal_seed", "seat", "hand", "bid_level", "auction", "declared", "n_worlds"]
     for c in CONTRACTS:
         cols += [f"p_{c}", f"e_list_{c}", f"e_sf_{c}", f"n_{c}", f"res_{c}"]
     cols += [f"mat_{g}" for g in GAME_LETTERS[:5]]
@@ -218,6 +248,40 @@ def sample_worlds_for_hand(hand: int, seat: int, n: int, gen: np.random.Generato
         out[w, others[1]] = bits[perm[10:20]].sum()
         out[w, 3] = bits[perm[20:]].sum()
     return out
+
+
+def _wins_auction(seat: int, limits: tuple[int, int], others: tuple[int, int], bid: int) -> bool:
+    """Whether ``seat`` wins the auction at ``bid`` against rule-based bidders with these
+    limits: an earlier seat holds at equal values, a later one must go above."""
+    return all((lim <= bid) if seat < o else (lim < bid) for lim, o in zip(limits, others))
+
+
+def auction_worlds(hand: int, seat: int, n: int, bid: int, gen: np.random.Generator,
+                   max_tries: int = 20) -> tuple[np.ndarray, int]:
+    """Up to ``n`` worlds (as :func:`sample_worlds_for_hand`) in which the two other seats,
+    bidding as the rule-based player, let ``seat`` win the auction at ``bid``; at most
+    ``max_tries x n`` draws. Returns ``(worlds, draws)``.
+
+    >>> w, draws = auction_worlds(0x00FF03, 0, 8, 18, np.random.default_rng(1))
+    >>> from skatsim.kernels.heuristic import bid_limit
+    >>> all(bid_limit(int(x[q]), q, _RB_PARAMS) <= 18 for x in w for q in (1, 2))
+    True
+    """
+    others = ((seat + 1) % 3, (seat + 2) % 3)
+    kept: list[np.ndarray] = []
+    draws = 0
+    while len(kept) < n and draws < max_tries * n:
+        batch = sample_worlds_for_hand(hand, seat, n, gen)
+        for w in batch:
+            draws += 1
+            lims = (int(bid_limit(int(w[others[0]]), others[0], _RB_PARAMS)),
+                    int(bid_limit(int(w[others[1]]), others[1], _RB_PARAMS)))
+            if _wins_auction(seat, lims, others, bid):
+                kept.append(w)
+                if len(kept) == n:
+                    break
+    out = np.array(kept, np.int64).reshape(-1, 4)
+    return out, draws
 
 
 @njit(cache=True)
@@ -274,6 +338,14 @@ def _outcome(game: int, points: int, tricks: int) -> int:
     return -1 if points <= 30 else 0
 
 
+def _outcomes(game: int, points: np.ndarray, tricks: np.ndarray) -> np.ndarray:
+    """:func:`_outcome` of many worlds at once."""
+    if game == NULL:
+        return (tricks == 0).astype(np.int64)
+    won = np.where(tricks == 10, 3, np.where(points >= 90, 2, 1))
+    return np.where(points >= 61, won, np.where(points <= 30, -1, 0)).astype(np.int64)
+
+
 def _levels(res: np.ndarray) -> np.ndarray:
     """Schneider / schwarz levels of per-world outcomes (lost schneidered counts one)."""
     return (res >= 2).astype(np.int64) + (res >= 3) + (res == -1)
@@ -315,7 +387,7 @@ def label_hand(hand: int, seat: int, worlds: np.ndarray, cfg: LabelConfig, solve
     for c, g, hg in zip(CONTRACTS, CONTRACT_GAME, CONTRACT_HAND):
         if cfg.labeler == "rule_based":
             _rb_playouts(worlds, seat, g, hg, _RB_PARAMS, pts, trk)
-            res = np.array([_outcome(g, int(pts[w]), int(trk[w])) for w in range(n)], np.int64)
+            res = _outcomes(g, pts[:n], trk[:n])
         else:
             res = _solve_contract(hand, seat, g, hg, worlds, cfg, solver)
         p, e, sf = _summaries(g, hg, res, mats.get(g, np.zeros(n, np.int64)))
@@ -359,9 +431,16 @@ def label_deal(deal_index: int, cfg: LabelConfig, solver: Any = None) -> list[di
     rows = []
     for s in cfg.seats:
         gen = np.random.default_rng([ds, s])
-        worlds = sample_worlds_for_hand(masks[s], s, cfg.worlds, gen)
+        bid = 0
+        if cfg.condition == "auction":
+            bid = int(gen.choice(BID_LEVELS, p=_LEVEL_P))
+            worlds, _ = auction_worlds(masks[s], s, cfg.worlds, bid, gen, cfg.max_tries)
+            if len(worlds) == 0:  # no world lets this seat win at that level: label uniform worlds
+                worlds = sample_worlds_for_hand(masks[s], s, cfg.worlds, gen)
+        else:
+            worlds = sample_worlds_for_hand(masks[s], s, cfg.worlds, gen)
         row = {"source": cfg.labeler, "deal_index": int(deal_index), "deal_seed": int(ds), "seat": int(s),
-               "hand": int(masks[s]), "auction": "", "declared": None}
+               "hand": int(masks[s]), "bid_level": bid, "auction": "", "declared": None}
         row.update(label_hand(masks[s], s, worlds, cfg, solver))
         rows.append(row)
     return rows
@@ -374,7 +453,7 @@ def _arrow_schema() -> Any:
     import pyarrow as pa
 
     fields = [("source", pa.string()), ("deal_index", pa.int64()), ("deal_seed", pa.int64()), ("seat", pa.int8()),
-              ("hand", pa.int64()), ("auction", pa.string()), ("declared", pa.string()), ("n_worlds", pa.int16())]
+              ("hand", pa.int64()), ("bid_level", pa.int16()), ("auction", pa.string()), ("declared", pa.string()), ("n_worlds", pa.int16())]
     for c in CONTRACTS:
         fields += [(f"p_{c}", pa.float32()), (f"e_list_{c}", pa.float32()), (f"e_sf_{c}", pa.float32()),
                    (f"n_{c}", pa.int16()), (f"res_{c}", pa.list_(pa.int8()))]
@@ -573,11 +652,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--labeler", choices=_LABELERS, default="solver")
     ap.add_argument("--min-worlds", type=int, default=4)
     ap.add_argument("--shard-size", type=int, default=50)
+    ap.add_argument("--condition", choices=_CONDITIONS, default="none",
+                    help="auction: worlds in which rule-based opponents let the seat win at the row's bid level")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
     cfg = LabelConfig(n_deals=a.deals, seed=a.seed, worlds=a.worlds, labeler=a.labeler, min_worlds=a.min_worlds,
-                      shard_size=a.shard_size)
+                      shard_size=a.shard_size, condition=a.condition)
     t0 = time.perf_counter()
     out = generate(a.out, cfg, workers=a.workers, progress=not a.no_progress)
     man = json.loads((out / "manifest.json").read_text())

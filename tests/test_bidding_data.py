@@ -126,3 +126,39 @@ def test_bad_config():
         LabelConfig(labeler="oracle")
     with pytest.raises(ValueError, match="seats"):
         LabelConfig(seats=(3,))
+
+
+def test_auction_worlds_let_the_seat_win_at_the_level():
+    """Every kept world: the rule-based limits of the other seats let ``seat`` win at the
+    bid (an earlier seat holds at equal values, a later one must go above); the worlds
+    partition the unseen cards like uniform ones, and conditioning weakens the opponents."""
+    from skatsim.bidding_data import auction_worlds
+    from skatsim.kernels.heuristic import bid_limit
+
+    hand = CardSet("CJ HJ CA CT C9 SA ST H8 D7 D8").mask
+    for seat in range(3):
+        for bid in (18, 30):
+            w, draws = auction_worlds(hand, seat, 40, bid, np.random.default_rng(seat * 100 + bid))
+            assert len(w) == 40 and draws >= 40
+            for row in w.tolist():
+                assert row[seat] == hand and row[0] | row[1] | row[2] | row[3] == 0xFFFFFFFF
+                for o in range(3):
+                    if o != seat:
+                        lim = bid_limit(row[o], o, _RB_PARAMS)
+                        assert lim <= bid if seat < o else lim < bid
+    # at 18 from rearhand both others pass: fewer jacks than in uniform worlds
+    w, _ = auction_worlds(hand, 2, 300, 18, np.random.default_rng(1))
+    u = sample_worlds_for_hand(hand, 2, 300, np.random.default_rng(1))
+    jacks = 0x80808080
+    assert np.mean([popcount(r[0] & jacks) for r in w.tolist()]) < np.mean([popcount(r[0] & jacks) for r in u.tolist()])
+
+
+def test_auction_condition_rows_carry_their_level():
+    from skatsim.bidding_data import BID_LEVELS
+
+    cfg = LabelConfig(n_deals=4, seed=2, worlds=4, labeler="rule_based", condition="auction")
+    rows = [r for i in range(4) for r in label_deal(i, cfg)]
+    assert all(r["bid_level"] in BID_LEVELS and r["n_worlds"] >= 1 for r in rows)
+    assert all(r["bid_level"] == 0 for r in label_deal(0, FAST))
+    with pytest.raises(ValueError, match="condition"):
+        LabelConfig(condition="iss")

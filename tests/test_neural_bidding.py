@@ -148,3 +148,67 @@ def test_compiled_encoder_equals_numpy_reference():
     hands = _hands(500, seed=4)
     seats = np.arange(500) % 3
     assert np.array_equal(encode_features(hands, seats), encode_features_np(hands, seats))
+
+
+def test_pickup_value_is_the_mean_best_game_over_the_skats(tmp_path):
+    """With every skat sampled, the pickup value is, per skat, the best game after its
+    discard plan (kept ten valued by the hand-game heads at the bid), averaged: a plain
+    re-computation; and a "bid_level" checkpoint sees only the bid in its bidding block."""
+    import itertools
+
+    from agents.neural_bidding import bid_context
+    from skatsim import SkatState
+    from skatsim.bidding_data import discard_for
+    from skatsim.contracts import BASE_VALUES, NULL_VALUES
+
+    torch.manual_seed(1)
+    net = BiddingNet((16,))
+    _, js = save_checkpoint(net, tmp_path / "bl", data_hash="x", context="bid_level")
+    ag = NeuralBidderAgent(model=str(js), skats=231)
+    assert ag.by_bid
+    s = SkatState.new_game(seed=21)
+    obs = s.observation(1)
+    assert np.array_equal(ag.context(obs, 30), bid_context(30)) and bid_context(30)[0] == pytest.approx(30 / 264)
+    hand, seat, bid, pen = obs.hand.mask, 1, 20, ag.loss_penalty
+    m = load_model(js)
+    unseen = [c for c in range(32) if not (hand >> c) & 1]
+    total = 0.0
+    for a, b in itertools.combinations(unseen, 2):
+        twelve = hand | (1 << a) | (1 << b)
+        best = -np.inf
+        for g in range(6):
+            kept = twelve & ~discard_for(twelve, g)
+            p = float(m.predict_np(encode_features([kept], [seat], bid_context(bid)[None]))[0][0, 6 + g])
+            if g == 5:
+                v = NULL_VALUES[0]
+                if v < bid:
+                    continue
+            else:
+                v = BASE_VALUES[g] * (abs(int(matadors_of(twelve, g))) + 1)
+            if v < bid:
+                charged = BASE_VALUES[g] * -(-bid // BASE_VALUES[g])
+                sc = -(2 * charged + 50 + 2 * pen)
+            else:
+                sc = p * (v + 50) - (1 - p) * (2 * v + 50 + 2 * pen)
+            best = max(best, sc)
+        total += best
+    assert ag.pickup_value(obs, bid) == pytest.approx(total / 231, rel=1e-4, abs=1e-3)
+    assert ag.value(obs, bid) >= ag.pickup_value(obs, bid)
+    with pytest.raises(ValueError, match="skats"):
+        NeuralBidderAgent(model=str(js), skats=0)
+
+
+def test_training_on_auction_conditioned_labels_marks_the_checkpoint(tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from experiments.train_bidding import arrays, load_config, train, _read
+
+    cfg_l = LabelConfig(n_deals=12, seed=3, worlds=3, labeler="rule_based", condition="auction", shard_size=6)
+    generate(tmp_path / "labels", cfg_l, progress=False)
+    df = _read([str(tmp_path / "labels")])
+    x = arrays(df)[0]
+    assert np.allclose(x[:, CONTEXT][:, 0], df["bid_level"].to_numpy() / 264.0) and (x[:, CONTEXT][:, 1:] == 0).all()
+    cfg = load_config(None, [f'data.dirs=["{tmp_path / "labels"}"]', "train.max_epochs=1", "model.hidden=[8]",
+                             "train.threads=1", "train.context_augment=0.5"])
+    cfg["out"]["runs_dir"] = str(tmp_path / "runs")
+    m = train(cfg, progress=False)
+    assert load_model(Path(m["run_dir"]) / "model").meta["context"] == "bid_level"
