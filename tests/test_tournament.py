@@ -330,3 +330,20 @@ def test_time_limit_turns_a_slow_decision_into_an_error() -> None:
         play([_Faulty("bidding", "illegal"), "rule_based", "rule_based"], seed=5)
     with pytest.raises(ValueError, match="on_error"):
         Table(["random"] * 3, SkatState.new_game(seed=1), 1, on_error="ignore")
+
+
+def test_margin_difference_pairs_boards_and_refuses_other_deals():
+    from agents.tournament import board_margins, margin_difference, run_tournament
+
+    a = run_tournament(["random", "rule_based"], n_deals=40, seed=3, progress=False).games
+    b = run_tournament(["random", "rule_based:random_cards=1"], n_deals=40, seed=3, progress=False).games
+    d = margin_difference(a, b, ("random", "rule_based"), ("random", "rule_based:random_cards=1"))
+    ma = board_margins(a, "random", "rule_based")
+    mb = board_margins(b, "random", "rule_based:random_cards=1")
+    assert d["boards"] == 40 and d["diff"] == pytest.approx(float((ma - mb).mean()))
+    assert d["margin_a"] < d["margin_b"] < 0  # random loses more to the full rule-based player
+    other = run_tournament(["random", "rule_based"], n_deals=40, seed=4, progress=False).games
+    with pytest.raises(ValueError, match="share their boards"):
+        margin_difference(a, other, ("random", "rule_based"), ("random", "rule_based"))
+    with pytest.raises(ValueError, match="no agent 'pimc'"):
+        board_margins(a, "pimc", "rule_based")
