@@ -7,6 +7,12 @@ same rule-based bidding on both sides, so the figure measures card play) on the 
 boards. Writes ``runs/pimc_worlds_sweep__<seed>__<time>/`` with ``results.parquet`` (one
 row per worlds setting: Seeger-Fabian difference per game with its 95% CI, PIMC's
 declarer win rate, decision seconds per game) and ``summary.md``.
+
+Each setting's tournament is a resumable run directory (``worlds_<W>/`` inside the study's
+``tournaments`` directory, default ``runs/pimc_worlds_sweep_tournaments__<seed>``): run the
+study again after an interruption and it continues. ``reuse`` maps a worlds setting to an
+existing finished tournament of the same agents and seed with at least ``n_deals``
+boards (its first ``n_deals`` boards are the same deals), e.g. the 2,000-board PIMC(32) run.
 """
 
 from __future__ import annotations
@@ -31,28 +37,48 @@ class Config:
     n_deals: int = 200
     seed: int = 1
     workers: int = 2
+    #: run directory of the per-setting tournaments (default runs/pimc_worlds_sweep_tournaments__<seed>)
+    tournaments: str = ""
+    #: {"32": "runs/pimc32_vs_rule_based"}: settings taken from finished tournaments
+    reuse: dict = field(default_factory=dict)
 
 
 def run(cfg: Config, root: str | None = None) -> Path:
     import pandas as pd
 
-    from agents import run_tournament
+    from agents import load_tournament, run_tournament
+    from agents.base import AgentSpec
+    from agents.tournament import TournamentResult
 
     run_dir = make_run_dir(cfg.study, cfg.seed, root)
     write_config(run_dir, cfg)
+    repo = Path(__file__).resolve().parents[1]
+    tdir = Path(cfg.tournaments) if cfg.tournaments else repo / "runs" / f"pimc_worlds_sweep_tournaments__{cfg.seed}"
+    if not tdir.is_absolute():
+        tdir = repo / tdir
     rows = []
     for w in cfg.worlds:
-        params = ",".join(f"{k}={v}" for k, v in {"worlds": w, **cfg.pimc}.items())
-        spec = f"pimc:{params}"
+        spec = AgentSpec("pimc", {"worlds": w, **cfg.pimc}).to_text()
         t0 = time.perf_counter()
-        res = run_tournament([spec, cfg.opponent], cfg.n_deals, seed=cfg.seed, workers=cfg.workers,
-                             progress=True)
+        if str(w) in cfg.reuse:
+            src = Path(cfg.reuse[str(w)])
+            full = load_tournament(src if src.is_absolute() else repo / src)
+            want = (spec, AgentSpec.parse(cfg.opponent).to_text())
+            if tuple(full.labels[:2]) != want or full.config.seed != cfg.seed or full.config.n_deals < cfg.n_deals:
+                raise SystemExit(f"reuse {src}: agents {full.labels}, seed {full.config.seed}, "
+                                 f"{full.config.n_deals} boards do not fit {want}, seed {cfg.seed}, {cfg.n_deals} boards")
+            games = full.games[full.games["deal_id"] < cfg.n_deals].copy()
+            games.attrs = dict(full.games.attrs)
+            res = TournamentResult(games, full.config)
+        else:
+            res = run_tournament([spec, cfg.opponent], cfg.n_deals, seed=cfg.seed, workers=cfg.workers,
+                                 progress=True, out=tdir / f"worlds_{w}")
         dt = time.perf_counter() - t0
         h = res.head_to_head().iloc[0]
         s = res.summary()
-        mine = s.iloc[0]
+        mine = s.loc[spec]
         times = res.games[[f"time_{i}" for i in range(3)]]
-        pimc_seat = res.games[[f"agent_{i}" for i in range(3)]].eq(res.summary().index[0])
+        pimc_seat = res.games[[f"agent_{i}" for i in range(3)]].eq(spec)
         rows.append({"worlds": w, "boards": cfg.n_deals, "games": len(res.games),
                      "sf_diff_per_game": float(h["sf_diff_per_game"]), "sf_diff_ci": float(h["sf_diff_per_game_ci"]),
                      "pimc_sf_per_game": float(mine["sf_per_game"]),
