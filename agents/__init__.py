@@ -93,10 +93,10 @@ register("neural_bidder", "agents.neural_bidding:NeuralBidderAgent",
          {"model": "checkpoint path (default: the shipped model agents/models/bidding_v2)",
           "card_play": "rule_based or pimc", "aggressiveness": "SF points added before the bid test",
           "loss_penalty": "relative cost per defender of a lost game (20: duplicate scoring)",
-          "discard": "model or plans", "pimc_worlds": "worlds per card decision with pimc card play",
+          "discard": "rule_based, plans or model", "pimc_worlds": "worlds per card decision with pimc card play",
           "skats": "skats sampled to value a pickup"},
          defaults={"model": "", "card_play": "rule_based", "aggressiveness": 0.0, "loss_penalty": 20.0,
-                   "discard": "model", "pimc_worlds": 32, "skats": 32},
+                   "discard": "rule_based", "pimc_worlds": 32, "skats": 32},
          doc="bidding network (agents/neural_bidding.py) + delegated card play")
 
 

@@ -411,7 +411,7 @@ def contract_scores(p: np.ndarray, hand: int, bid: int, penalty: float, twelve: 
 
 
 _CARD_PLAY = ("rule_based", "pimc")
-_DISCARD = ("model", "plans")
+_DISCARD = ("rule_based", "plans", "model")
 
 
 class NeuralBidderAgent:
@@ -426,9 +426,13 @@ class NeuralBidderAgent:
         aggressiveness: Seeger-Fabian points added to the expected score before the
             ``>= 0`` test of bidding (positive: bid more).
         loss_penalty: what a lost game gives each defender (40 at a 3-player table).
-        discard: ``"model"`` (every pair of cards x every game, scored by the network's
-            hand-game heads on the remaining ten) or ``"plans"`` (the rule-based greedy
-            discard of each game, the game chosen by the network).
+        discard: ``"rule_based"`` (the rule-based player's discard; the network then
+            declares), ``"plans"`` (each game's rule-based greedy discard plan, the game
+            chosen by the network's hand-game heads on the kept ten) or ``"model"`` (every
+            pair of cards x every game, scored by those heads). The heads were trained on
+            hand games, whose skat is unknown, so they do not see the points a discard puts
+            in the skat: both model-scored options discard worse than the rule-based player
+            (README, Neural bidding).
         pimc_worlds: worlds per card decision with ``card_play="pimc"``.
         skats: skats sampled to value a pickup (bidding, skat decision).
     """
@@ -436,7 +440,7 @@ class NeuralBidderAgent:
     name = "neural_bidder"
 
     def __init__(self, model: Any = None, card_play: str = "rule_based", aggressiveness: float = 0.0,
-                 loss_penalty: float = 20.0, discard: str = "model", pimc_worlds: int = 32,
+                 loss_penalty: float = 20.0, discard: str = "rule_based", pimc_worlds: int = 32,
                  skats: int = 32) -> None:
         if card_play not in _CARD_PLAY:
             raise ValueError(f"card_play must be one of {_CARD_PLAY}, got {card_play!r}")
@@ -454,13 +458,14 @@ class NeuralBidderAgent:
             raise ValueError(f"skats must be an int in 1..231, got {skats!r}")
         self.skats = int(skats)
         self.by_bid = self.model.meta.get("context") == "bid_level"
+        from .rule_based import RuleBasedAgent
+
+        self._rb = RuleBasedAgent()  # discards with discard="rule_based"
         if card_play == "pimc":
             from .pimc import PIMCAgent
 
             self._delegate: Any = PIMCAgent(worlds=int(pimc_worlds))
         else:
-            from .rule_based import RuleBasedAgent
-
             self._delegate = RuleBasedAgent()
         self._cache: dict[tuple[int, int, bytes], np.ndarray] = {}
         self._pick: dict[tuple[int, int, int], float] = {}
@@ -471,6 +476,7 @@ class NeuralBidderAgent:
         self._cache = {}
         self._pick = {}
         self._plans = {}
+        self._rb.reset(deal_id, seat, rng)
         self._delegate.reset(deal_id, seat, rng)
 
     def observe(self, seat: int, action: int) -> None:
@@ -587,44 +593,53 @@ class NeuralBidderAgent:
         return HAND if HAND in legal and best_hand > self.pickup_value(obs, obs.bid) else PICKUP
 
     def _after_pickup(self, cards: int, seat: int, twelve: int, bid: int, ctx: np.ndarray,
-                      pairs: list[int] | None = None) -> tuple[int, int, float]:
-        """Best ``(game, discard mask, score)`` of twelve cards (``cards`` held now)."""
-        held = [c for c in range(32) if (cards >> c) & 1]
-        if pairs is None:
-            if self.discard == "model":
-                pairs = [(1 << a) | (1 << b) for a, b in itertools.combinations(held, 2)]
-            else:
-                pairs = sorted({discard_for(twelve, g) for g in range(6)})
+                      first: int = -1) -> tuple[int, int, float]:
+        """Best ``(game, discard mask, score)`` of twelve cards (``cards`` held now; ``first``:
+        the card already discarded, or -1).
+
+        ``discard="plans"``: each game with its own rule-based discard plan
+        (:func:`skatsim.bidding_data.discard_for`); ``"model"``: every pair of cards for every
+        game."""
+        if self.discard == "plans":
+            cand = [(g, discard_for(twelve, g)) for g in range(6)]
+            if first >= 0:
+                cand = [(g, pr) for g, pr in cand if (pr >> first) & 1]
+        else:
+            cand = []
+        if not cand:  # "model", or no plan of any game began with the card already gone
+            held = [c for c in range(32) if (cards >> c) & 1]
+            pairs = ([(1 << first) | (1 << c) for c in held] if first >= 0 else
+                     [(1 << a) | (1 << b) for a, b in itertools.combinations(held, 2)])
+            cand = [(g, pr) for g in range(6) for pr in pairs]
+        pairs = sorted({pr for _, pr in cand})
+        row = {pr: i for i, pr in enumerate(pairs)}
         tens = np.array([twelve & ~pr for pr in pairs], np.int64)
         x = encode_features(tens, [seat], np.repeat(ctx[None, :], len(tens), axis=0))
-        p, e = self.model.predict_np(x)
+        p, _ = self.model.predict_np(x)
         mats = _mats12(np.array([twelve], np.int64))[0]
-        best = (0, pairs[0], -np.inf)
-        for g in range(6):
-            i_hand = 6 + g  # the hand-game head values the ten cards that will play
+        best = (cand[0][0], cand[0][1], -np.inf)
+        for g, pr in cand:
+            q = np.array([p[row[pr], 6 + g]])  # the hand-game head values the ten cards that will play
             if g == NULL:
                 v = NULL_VALUES[0]
                 if v < bid:
                     continue
-                s = p[:, i_hand] * (v + 50) - (1 - p[:, i_hand]) * (2 * v + 50 + 2 * self.loss_penalty)
+                sc = float(q[0] * (v + 50) - (1 - q[0]) * (2 * v + 50 + 2 * self.loss_penalty))
             else:
-                base = np.full(len(pairs), BASE_VALUES[g])
-                v = base * (mats[g] + 1)
-                s = _sf(p[:, i_hand], v, bid, base, self.loss_penalty)
-            k = int(np.argmax(s))
-            if s[k] > best[2]:
-                best = (g, pairs[k], float(s[k]))
+                base = np.array([BASE_VALUES[g]])
+                sc = float(_sf(q, base * (mats[g] + 1), bid, base, self.loss_penalty)[0])
+            if sc > best[2]:
+                best = (g, pr, sc)
         return best
 
     def _discard(self, obs: "Observation", legal: list[int]) -> int:
+        if self.discard == "rule_based":
+            return int(self._rb.act(obs))
         cards = obs.hand.mask
         gone = obs.discard.mask if obs.discard is not None else 0
         twelve = cards | gone
-        if gone == 0:
-            _, pair, _ = self._after_pickup(cards, obs.seat, twelve, obs.bid, self.context(obs, obs.bid))
-        else:  # the second card: complete the best pair with the one already discarded
-            _, pair, _ = self._after_pickup(cards, obs.seat, twelve, obs.bid, self.context(obs, obs.bid),
-                                            pairs=[gone | (1 << c) for c in sorted(legal)])
+        first = (gone & -gone).bit_length() - 1 if gone else -1
+        _, pair, _ = self._after_pickup(cards, obs.seat, twelve, obs.bid, self.context(obs, obs.bid), first)
         for c in sorted(legal):
             if (pair >> c) & 1:
                 return c
