@@ -78,6 +78,7 @@ def _pimc_docs() -> dict[str, str]:
         "node_limit": "search nodes per world and decision (0: none); worlds over it are dropped",
         "log": "keep a record per searched decision",
         "tt_bits": "log2 of the solver's transposition-table entries",
+        "bid_worlds": "worlds per contract of the simulation bidder (default: worlds)",
     }
     for k, v in _rule_based_docs().items():
         docs.setdefault(k, "delegated rule-based player: " + v)

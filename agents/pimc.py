@@ -139,6 +139,7 @@ class PIMCAgent:
             solver's time tail: at trick 1 about 7% of the worlds at 300,000 nodes).
         log: keep a record per searched decision in ``decisions``.
         tt_bits: log2 of the solver's transposition-table entries.
+        bid_worlds: worlds per contract of the simulation bidder (default: ``worlds``).
         rule-based parameters (``max_bid=...``): passed to the delegated rule-based player.
     """
 
@@ -147,7 +148,8 @@ class PIMCAgent:
     def __init__(self, worlds: int = 32, rule: str = "wins", time_budget: float | None = None,
                  exact_tricks: int = 4, enumerate: bool = True, bidding: str = "rule_based",
                  inference: bool = False, inference_eps: float = 0.2, oversample: int = 4,
-                 node_limit: int = 300_000, log: bool = False, tt_bits: int = 18, **rule_based: Any) -> None:
+                 node_limit: int = 300_000, log: bool = False, tt_bits: int = 18, bid_worlds: int | None = None,
+                 **rule_based: Any) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 10_000:
             raise ValueError(f"worlds must be an int in 1..10000, got {worlds!r}")
         if rule not in _RULES:
@@ -181,7 +183,11 @@ class PIMCAgent:
         if bidding == "simulation":
             from .pimc_bidding import SimulationBidder
 
-            self._sim_bidder = SimulationBidder(self._delegate, worlds=self.worlds, solver=self._solver)
+            if bid_worlds is not None and (isinstance(bid_worlds, bool) or not isinstance(bid_worlds, int)
+                                           or not 1 <= bid_worlds <= 10_000):
+                raise ValueError(f"bid_worlds must be an int in 1..10000 or None, got {bid_worlds!r}")
+            self._sim_bidder = SimulationBidder(self._delegate, worlds=int(bid_worlds or self.worlds),
+                                                solver=self._solver)
 
     def reset(self, deal_id: int, seat: int, rng: int) -> None:
         """Start a deal: the delegate gets the seat stream, the sampler a generator seeded by it."""

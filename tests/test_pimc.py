@@ -181,3 +181,10 @@ def test_node_budget_drops_worlds_and_falls_back_on_the_rule_based_card():
     assert free.decisions[0]["dropped"] == 0
     with pytest.raises(ValueError, match="node_limit"):
         PIMCAgent(node_limit=-1)
+
+
+def test_bid_worlds_sets_the_simulation_bidders_sample():
+    assert PIMCAgent(worlds=32, bidding="simulation", bid_worlds=12)._sim_bidder.worlds == 12
+    assert PIMCAgent(worlds=16, bidding="simulation")._sim_bidder.worlds == 16
+    with pytest.raises(ValueError, match="bid_worlds"):
+        PIMCAgent(bidding="simulation", bid_worlds=0)
