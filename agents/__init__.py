@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Agent, AgentInfo, AgentSpec, agent_info, list_agents, make_agent, register
+from .base import DUPLICATE_LOSS_PENALTY, Agent, AgentInfo, AgentSpec, agent_info, list_agents, make_agent, register
 from .play import AgentError, IllegalActionError, PlayedGame, Table, play, play_game
 from .random_agent import RandomAgent
 
@@ -96,7 +96,8 @@ register("neural_bidder", "agents.neural_bidding:NeuralBidderAgent",
           "loss_penalty": "relative cost per defender of a lost game (20: duplicate scoring)",
           "discard": "rule_based, plans or model", "pimc_worlds": "worlds per card decision with pimc card play",
           "skats": "skats sampled to value a pickup"},
-         defaults={"model": "", "card_play": "rule_based", "aggressiveness": 0.0, "loss_penalty": 20.0,
+         defaults={"model": "", "card_play": "rule_based", "aggressiveness": 0.0,
+                   "loss_penalty": DUPLICATE_LOSS_PENALTY,
                    "discard": "rule_based", "pimc_worlds": 32, "skats": 32},
          doc="bidding network (agents/neural_bidding.py) + delegated card play")
 

@@ -44,7 +44,16 @@ if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["Agent", "AgentSpec", "AgentInfo", "register", "unregister", "make_agent", "list_agents", "agent_info",
-           "SpecLike"]
+           "SpecLike", "DUPLICATE_LOSS_PENALTY"]
+
+from skatsim.scoring import SF_DEFENDER_3
+
+#: What a lost game costs the declarer's agent per defender, in relative Seeger-Fabian
+#: points, in a two-agent duplicate tournament: over the six seat arrangements his two
+#: opponents are on average one of his own agent and one of the other, so the defenders'
+#: 2 x 40 cost his agent 40 against the other agent, 20 per defender. Bidders that value a
+#: game as ``p (V + 50) - (1 - p) (2 V + 50 + 2 x penalty)`` use it.
+DUPLICATE_LOSS_PENALTY = SF_DEFENDER_3 / 2
 
 
 @runtime_checkable

@@ -50,10 +50,10 @@ rule-based discard plan, the kept ten valued by the hand-game heads), not the be
 contract, which ignores that the game is chosen after seeing the skat. It bids / holds
 ``b`` while ``max(best hand game, pickup) + aggressiveness >= 0``.
 
-``loss_penalty`` (default 20): in a duplicate tournament a player's opponents are, on
-average over the seat arrangements, half partners of his own agent and half the other
-agent, so the two defenders' +40 of a lost game cost the declarer's agent 40 in relative
-terms, i.e. 20 per defender.
+``loss_penalty`` (default :data:`agents.base.DUPLICATE_LOSS_PENALTY`, 20): in a duplicate
+tournament a player's opponents are, on average over the seat arrangements, half partners
+of his own agent and half the other agent, so the two defenders' +40 of a lost game cost
+the declarer's agent 40 in relative terms, i.e. 20 per defender.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
+from .base import DUPLICATE_LOSS_PENALTY
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP
 from skatsim.bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
 from skatsim.cards import CARD_POINTS
@@ -425,7 +426,8 @@ class NeuralBidderAgent:
             ``"pimc"`` (:class:`agents.pimc.PIMCAgent`, ``pimc_worlds`` worlds).
         aggressiveness: Seeger-Fabian points added to the expected score before the
             ``>= 0`` test of bidding (positive: bid more).
-        loss_penalty: what a lost game gives each defender (40 at a 3-player table).
+        loss_penalty: what a lost game costs per defender in relative points (default: the
+            duplicate-tournament cost, :data:`agents.base.DUPLICATE_LOSS_PENALTY`).
         discard: ``"rule_based"`` (the rule-based player's discard; the network then
             declares), ``"plans"`` (each game's rule-based greedy discard plan, the game
             chosen by the network's hand-game heads on the kept ten) or ``"model"`` (every
@@ -440,7 +442,7 @@ class NeuralBidderAgent:
     name = "neural_bidder"
 
     def __init__(self, model: Any = None, card_play: str = "rule_based", aggressiveness: float = 0.0,
-                 loss_penalty: float = 20.0, discard: str = "rule_based", pimc_worlds: int = 32,
+                 loss_penalty: float = DUPLICATE_LOSS_PENALTY, discard: str = "rule_based", pimc_worlds: int = 32,
                  skats: int = 32) -> None:
         if card_play not in _CARD_PLAY:
             raise ValueError(f"card_play must be one of {_CARD_PLAY}, got {card_play!r}")

@@ -6,9 +6,10 @@ skat), discards for a pickup (:func:`best_discard`, a small heuristic), solves e
 open-handed for the contract's goal (threshold searches: one full-deal solve per world
 and contract) and estimates the win probability ``p``. A contract's value ``v`` is
 ``base x (matadors + 1 [+ 1 hand])`` (null: its fixed value); its expected
-Seeger-Fabian score at a bid ``b`` is ``p (v + 50) - (1 - p) (2 c + 50 + 80)``, where
-``c = v`` or the overbid charge when ``v < b`` (then the game is lost anyway) and the 80
-are the defenders' 2 x 40 for a lost game. The bidder bids and holds up to the highest
+Seeger-Fabian score at a bid ``b`` is ``p (v + 50) - (1 - p) (2 c + 50 + 40)``, where
+``c = v`` or the overbid charge when ``v < b`` (then the game is lost anyway) and the 40
+are what the defenders' 2 x 40 for a lost game cost the declarer's agent in a duplicate
+tournament (:data:`agents.base.DUPLICATE_LOSS_PENALTY`, 20 per defender). The bidder bids and holds up to the highest
 bid at which some contract's expected score is positive, picks hand or pickup and
 declares the contract with the best expected score (announcements and ouvert are left
 out: an open-hand solver cannot price them). Kontra/Re and the discard itself are the
@@ -26,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP
+
+from .base import DUPLICATE_LOSS_PENALTY
 from skatsim.bits import iter_bits
 from skatsim.cards import ACES, CARD_POINTS, SUIT_MASKS, TENS
 from skatsim.contracts import BID_VALUES, DECLARATIONS, Contract
@@ -37,6 +40,8 @@ if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["SimulationBidder", "best_discard", "expected_score"]
+
+_LOSS = 2 * DUPLICATE_LOSS_PENALTY  # the defenders' share of a lost game, relative (see agents.base)
 
 _GAMES = (0, 1, 2, 3, GRAND, NULL)
 _BASE = (9, 10, 11, 12, 24)
@@ -57,8 +62,8 @@ def expected_score(p: float, value: int, bid: int, game: int) -> float:
     if value < bid:  # overbid: lost whatever happens, charged the bid rounded up
         base = value if game == NULL else _BASE[game]
         charged = base * -(-bid // base) if game != NULL else bid
-        return -(2 * charged + 50 + 80)
-    return p * (value + 50) - (1 - p) * (2 * value + 50 + 80)
+        return -(2 * charged + 50 + _LOSS)
+    return p * (value + 50) - (1 - p) * (2 * value + 50 + _LOSS)
 
 
 def best_discard(twelve: int, game: int) -> int:
