@@ -41,6 +41,8 @@ class Config:
     tournaments: str = ""
     #: {"32": "runs/pimc32_vs_rule_based"}: settings taken from finished tournaments
     reuse: dict = field(default_factory=dict)
+    #: the setting every other one is compared with, board by board (default: the largest)
+    reference: int = 0
 
 
 def run(cfg: Config, root: str | None = None) -> Path:
@@ -57,6 +59,7 @@ def run(cfg: Config, root: str | None = None) -> Path:
     if not tdir.is_absolute():
         tdir = repo / tdir
     rows = []
+    tables: dict[int, tuple[str, "pd.DataFrame"]] = {}
     for w in cfg.worlds:
         spec = AgentSpec("pimc", {"worlds": w, **cfg.pimc}).to_text()
         t0 = time.perf_counter()
@@ -74,6 +77,7 @@ def run(cfg: Config, root: str | None = None) -> Path:
             res = run_tournament([spec, cfg.opponent], cfg.n_deals, seed=cfg.seed, workers=cfg.workers,
                                  progress=True, out=tdir / f"worlds_{w}")
         dt = time.perf_counter() - t0
+        tables[w] = (spec, res.games)
         h = res.head_to_head().iloc[0]
         s = res.summary()
         mine = s.loc[spec]
@@ -87,6 +91,14 @@ def run(cfg: Config, root: str | None = None) -> Path:
                      "wall_seconds": dt})
         print(rows[-1])
         pd.DataFrame(rows).to_parquet(run_dir / "results.parquet")  # after every setting: partial results survive
+    from agents.tournament import margin_difference
+
+    ref = cfg.reference or max(cfg.worlds)
+    opp = AgentSpec.parse(cfg.opponent).to_text()
+    for r in rows:  # paired by board: how much better or worse than the reference setting
+        d = margin_difference(tables[r["worlds"]][1], tables[ref][1], (tables[r["worlds"]][0], opp),
+                              (tables[ref][0], opp))
+        r[f"diff_vs_{ref}"], r[f"diff_vs_{ref}_ci"] = d["diff"], d["diff_ci"]
     table = pd.DataFrame(rows)
     text = table.to_string(index=False, float_format=lambda x: f"{x:.3f}")
     write_summary(run_dir, f"PIMC worlds sweep vs {cfg.opponent}", text)
