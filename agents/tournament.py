@@ -83,7 +83,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["run_tournament", "resume_tournament", "load_tournament", "make_config", "default_chunk_size",
-           "BACKENDS", "TournamentResult", "TournamentConfig", "arrangements", "play_chunk", "iter_chunks", "agent_summary", "head_to_head", "margin_difference", "auction_text", "GAME_COLUMNS", "Z95",
+           "BACKENDS", "TournamentResult", "TournamentConfig", "arrangements", "play_chunk", "iter_chunks", "agent_summary", "head_to_head", "margin_difference", "pooled_head_to_head", "auction_text", "GAME_COLUMNS", "Z95",
            "TOURNAMENT_FORMAT"]
 
 TOURNAMENT_FORMAT = "skatsim-tournament/1"
@@ -716,6 +716,31 @@ def margin_difference(games_a: "pd.DataFrame", games_b: "pd.DataFrame", pair_a: 
     mb, hb = _mean_ci(db.loc[common].to_numpy(np.float64))
     return {"boards": int(len(common)), "margin_a": ma, "margin_a_ci": ha, "margin_b": mb, "margin_b_ci": hb,
             "diff": m, "diff_ci": h}
+
+
+def pooled_head_to_head(tables: Sequence["pd.DataFrame"]) -> "pd.DataFrame":
+    """:func:`head_to_head` over the boards of several tournaments of the same agents (other
+    seeds: independent boards), each board counted once: more boards for one figure.
+
+    >>> a = run_tournament(["random", "rule_based"], n_deals=10, seed=1, progress=False).games
+    >>> b = run_tournament(["random", "rule_based"], n_deals=15, seed=2, progress=False).games
+    >>> int(pooled_head_to_head([a, b])["boards"].iloc[0])
+    25
+    """
+    import pandas as pd
+
+    if not tables:
+        raise ValueError("pooled_head_to_head needs at least one games table")
+    labels = [tuple(sorted({x for s in range(3) for x in t[f"agent_{s}"].unique()})) for t in tables]
+    if len(set(labels)) != 1:
+        raise ValueError(f"the tournaments seat different agents: {sorted(set(labels))}")
+    parts, offset = [], 0
+    for t in tables:
+        t = t.copy()
+        t["deal_id"] = t["deal_id"] + offset
+        offset = int(t["deal_id"].max()) + 1
+        parts.append(t)
+    return head_to_head(pd.concat(parts, ignore_index=True), list(labels[0]))
 
 
 def board_margins(df: "pd.DataFrame", a: str, b: str) -> "pd.Series":

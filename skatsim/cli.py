@@ -426,6 +426,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
+    if args.more:
+        return _show_pooled([args.dir] + list(args.more))
     from agents.runs import RunDir
 
     run = RunDir.open(args.dir)
@@ -461,6 +463,21 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
         plot_tournament(r, args.plot)
         print(f"charts written to {args.plot}")
+    return 0
+
+
+def _show_pooled(dirs: list[str]) -> int:
+    from agents.tournament import load_tournament, pooled_head_to_head
+
+    results = [load_tournament(d, partial=True) for d in dirs]
+    for d, r in zip(dirs, results):
+        print(f"== {d}")
+        print(r)
+    h = pooled_head_to_head([r.games for r in results])
+    print(f"== pooled over {len(dirs)} tournaments")
+    for _, row in h.iterrows():
+        print(f"head to head {row['a']} - {row['b']}: {row['sf_diff_per_game']:+.2f} ± "
+              f"{row['sf_diff_per_game_ci']:.2f} SF/game ({int(row['boards']):,} boards, 95% CI)")
     return 0
 
 
@@ -681,6 +698,9 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Print the summary of a run directory written by skatsim tournament --out DIR "
                                     "or skatsim simulate --out DIR (an unfinished run shows its finished chunks).")
     sp.add_argument("dir", metavar="DIR", help="the run directory")
+    sp.add_argument("more", metavar="DIR", nargs="*",
+                    help="more tournament run directories of the same agents (other seeds): each is shown, "
+                         "then the head-to-head pooled over all their boards")
     sp.add_argument("--plot", metavar="FILE.png", default=None,
                     help="also draw Seeger-Fabian per game per agent with 95%% CIs and declarer rate / win rate "
                          "by contract (needs matplotlib)")

@@ -190,6 +190,13 @@ def test_tournament_out_resume_and_show(tmp_path, capsys: pytest.CaptureFixture[
     assert "--resume DIR takes the agents" in err
     err = _err(["show", str(tmp_path / "none")], capsys)
     assert "is not a skatsim run directory" in err
+    out2 = tmp_path / "t2"
+    assert main(["tournament", "random", "rule_based", "--deals", "20", "--seed", "5", "--out", str(out2),
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["show", str(out), str(out2)]) == 0
+    pooled = capsys.readouterr().out
+    assert "== pooled over 2 tournaments" in pooled and "(50 boards, 95% CI)" in pooled
 
 
 def test_tournament_time_limit_and_errors_column(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
