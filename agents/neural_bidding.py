@@ -382,6 +382,21 @@ def _sf(p: np.ndarray, v: np.ndarray, bid: int, base: np.ndarray, penalty: float
     return pw * (charged + 50) - (1 - pw) * (2 * charged + 50 + 2 * penalty)
 
 
+def _game_sf(p: Any, game: int, mats: Any, hand_game: bool, bid: int, penalty: float) -> np.ndarray:
+    """:func:`_sf` of ``game`` won with probabilities ``p`` (an array) whose matadors are
+    ``mats`` (one per entry; unused in null), hand or not: the value follows from them; a
+    null below the bid is not declarable (``-inf``)."""
+    p = np.asarray(p, np.float64)
+    if game == NULL:
+        v = NULL_VALUES[int(bool(hand_game))]
+        if v < bid:
+            return np.full(p.shape, -np.inf)
+        vv = np.full(p.shape, v)
+        return _sf(p, vv, bid, vv, penalty)
+    base = np.full(p.shape, BASE_VALUES[game])
+    return _sf(p, base * (np.asarray(mats) + 1 + int(bool(hand_game))), bid, base, penalty)
+
+
 def contract_scores(p: np.ndarray, hand: int, bid: int, penalty: float, twelve: int | None = None,
                     contracts: tuple[int, ...] = tuple(range(N_CONTRACTS))) -> np.ndarray:
     """Expected relative SF per contract (``-inf`` where not declarable) at ``bid``.
@@ -397,10 +412,7 @@ def contract_scores(p: np.ndarray, hand: int, bid: int, penalty: float, twelve: 
     for i in contracts:
         g, hg = CONTRACT_GAME[i], CONTRACT_HAND[i]
         if g == NULL:
-            v = NULL_VALUES[int(hg)]
-            if v < bid:
-                continue
-            out[i] = p[i] * (v + 50) - (1 - p[i]) * (2 * v + 50 + 2 * penalty)
+            out[i] = float(_game_sf(np.full(1, p[i]), g, None, hg, bid, penalty)[0])
             continue
         base = np.full(k, BASE_VALUES[g])
         v = base * (mats[:, g] + 1 + int(hg))
@@ -548,16 +560,8 @@ class NeuralBidderAgent:
         p, _ = self.model.predict_np(encode_features(kept.reshape(-1), [obs.seat], ctx))
         p = p.reshape(k, 6, N_CONTRACTS)
         best = np.full(k, -np.inf)
-        for g in range(6):
-            pg = p[:, g, 6 + g]  # the hand-game head of game g on the ten kept for g
-            if g == NULL:
-                if NULL_VALUES[0] < bid:
-                    continue
-                v = NULL_VALUES[0]
-                sg = pg * (v + 50) - (1 - pg) * (2 * v + 50 + 2 * self.loss_penalty)
-            else:
-                base = np.full(k, BASE_VALUES[g])
-                sg = _sf(pg, base * (mats[:, g] + 1), bid, base, self.loss_penalty)
+        for g in range(6):  # the hand-game head of game g values the ten kept for g
+            sg = _game_sf(p[:, g, 6 + g], g, mats[:, g] if g != NULL else None, False, bid, self.loss_penalty)
             best = np.maximum(best, sg)
         v = float(best.mean())
         self._pick[key] = v
@@ -620,16 +624,9 @@ class NeuralBidderAgent:
         p, _ = self.model.predict_np(x)
         mats = _mats12(np.array([twelve], np.int64))[0]
         best = (cand[0][0], cand[0][1], -np.inf)
-        for g, pr in cand:
-            q = np.array([p[row[pr], 6 + g]])  # the hand-game head values the ten cards that will play
-            if g == NULL:
-                v = NULL_VALUES[0]
-                if v < bid:
-                    continue
-                sc = float(q[0] * (v + 50) - (1 - q[0]) * (2 * v + 50 + 2 * self.loss_penalty))
-            else:
-                base = np.array([BASE_VALUES[g]])
-                sc = float(_sf(q, base * (mats[g] + 1), bid, base, self.loss_penalty)[0])
+        for g, pr in cand:  # the hand-game head values the ten cards that will play
+            sc = float(_game_sf(p[row[pr], 6 + g:7 + g], g, mats[g:g + 1] if g != NULL else None, False, bid,
+                                self.loss_penalty)[0])
             if sc > best[2]:
                 best = (g, pr, sc)
         return best
@@ -667,14 +664,8 @@ class NeuralBidderAgent:
             mats = _mats12(np.array([twelve], np.int64))[0]
             sc = np.full(6, -np.inf)
             for g in range(6):
-                i = 6 + g
-                if g == NULL:
-                    v = NULL_VALUES[0]
-                    sc[g] = p[i] * (v + 50) - (1 - p[i]) * (2 * v + 50 + 2 * self.loss_penalty) if v >= obs.bid \
-                        else -np.inf
-                else:
-                    base = np.array([BASE_VALUES[g]])
-                    sc[g] = float(_sf(np.array([p[i]]), base * (mats[g] + 1), obs.bid, base, self.loss_penalty)[0])
+                sc[g] = float(_game_sf(p[6 + g:7 + g], g, mats[g:g + 1] if g != NULL else None, False, obs.bid,
+                                       self.loss_penalty)[0])
         best = max(options, key=lambda g: (sc[g], -g))
         return options[best]
 
