@@ -351,7 +351,7 @@ def run_simulation(out: str | os.PathLike[str], n_deals: int, policy: Any = "ran
     t0 = time.perf_counter()
     try:
         if backend == "ray":
-            from .ray_backend import ray_map
+            from skatsim.ray_backend import ray_map
 
             results = ray_map(_sim_chunk, [(b - a, pol, seed, rules.to_dict(), a, 1) for a, b in todo], todo,
                               address=address, workers=workers)

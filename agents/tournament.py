@@ -346,7 +346,7 @@ def iter_chunks(cfg: TournamentConfig, *, workers: int = 1, chunk_size: int | No
     (in any order with several workers or on Ray).
 
     ``backend="local"``: threads (batch engine) or ``workers`` processes (Python engine);
-    ``"ray"``: Ray tasks (:mod:`agents.ray_backend`; ``address`` of an existing cluster, a
+    ``"ray"``: Ray tasks (:mod:`skatsim.ray_backend`; ``address`` of an existing cluster, a
     local Ray with ``workers`` CPUs otherwise)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -355,7 +355,7 @@ def iter_chunks(cfg: TournamentConfig, *, workers: int = 1, chunk_size: int | No
     size = chunk_size or default_chunk_size(cfg, workers)
     bounds = [b for b in _chunk_bounds(n, size) if b not in skip]
     if backend == "ray":
-        from .ray_backend import ray_map
+        from skatsim.ray_backend import ray_map
 
         yield from ray_map(play_chunk, [(cfg, a, b) for a, b in bounds], bounds, address=address,
                            workers=workers)
@@ -448,7 +448,7 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
         out: a run directory (:mod:`agents.runs`): a shard per finished chunk plus a manifest.
             If it holds a run of the same configuration, that run is resumed (only the
             missing chunks are played); a different configuration is refused.
-        backend: ``"local"`` or ``"ray"`` (:mod:`agents.ray_backend`).
+        backend: ``"local"`` or ``"ray"`` (:mod:`skatsim.ray_backend`).
         address: with ``backend="ray"``: an existing cluster (``"auto"``, ``"ray://host:10001"``);
             default a local Ray.
         time_limit: seconds per decision (Python engine; the batch engine's compiled policies

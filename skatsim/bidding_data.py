@@ -466,10 +466,24 @@ def _shard_path(out: Path, k: int) -> Path:
 
 
 def run_shard(cfg: LabelConfig, k: int, out_dir: str) -> tuple[int, int, float]:
-    """Label shard ``k`` and write it atomically: ``(k, rows, seconds)``. The unit of work
-    of every backend (a Ray task would call exactly this)."""
-    import pyarrow as pa
+    """Label shard ``k`` and write it atomically: ``(k, rows, seconds)`` (local workers)."""
+    n, secs, table = _label_shard(cfg, k)
+    _write_shard(Path(out_dir), k, table)
+    return k, n, secs
+
+
+def _write_shard(out: Path, k: int, table: Any) -> None:
     import pyarrow.parquet as pq
+
+    tmp = out / f".shard-{k:05d}.{os.getpid()}.tmp"
+    pq.write_table(table, tmp)
+    os.replace(tmp, _shard_path(out, k))
+
+
+def _label_shard(cfg: LabelConfig, k: int) -> tuple[int, float, Any]:
+    """The rows of shard ``k`` as an Arrow table: ``(rows, seconds, table)`` (the unit of
+    work of every backend; a Ray task returns it to the driver, which writes it)."""
+    import pyarrow as pa
 
     t0 = time.perf_counter()
     solver = None
@@ -482,11 +496,7 @@ def run_shard(cfg: LabelConfig, k: int, out_dir: str) -> tuple[int, int, float]:
     for i in range(lo, hi):
         rows += label_deal(i, cfg, solver)
     table = pa.Table.from_pylist(rows, schema=_arrow_schema())
-    out = Path(out_dir)
-    tmp = out / f".shard-{k:05d}.{os.getpid()}.tmp"
-    pq.write_table(table, tmp)
-    os.replace(tmp, _shard_path(out, k))
-    return k, len(rows), time.perf_counter() - t0
+    return len(rows), time.perf_counter() - t0, table
 
 
 def _warm_up(cfg: LabelConfig) -> None:
@@ -513,10 +523,12 @@ def _write_json(path: Path, obj: Any) -> None:
 
 
 def generate(out_dir: str | os.PathLike, cfg: LabelConfig, *, workers: int = 1, progress: bool = True,
-             backend: str = "local") -> Path:
+             backend: str = "local", address: str | None = None) -> Path:
     """Label ``cfg.n_deals`` deals into ``out_dir`` (shards + ``manifest.json``), resuming
-    a partial run of the same config. ``workers`` local processes (``backend="local"``;
-    other backends plug in at :func:`run_shard`). Returns the directory."""
+    a partial run of the same config. ``backend="local"``: ``workers`` local processes;
+    ``"ray"``: one Ray task per shard (:mod:`skatsim.ray_backend`; ``address`` of an
+    existing cluster, else a local Ray with ``workers`` CPUs); the driver writes every
+    shard, so the rows are the same whatever the backend. Returns the directory."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     man_path = out / "manifest.json"
@@ -532,8 +544,8 @@ def generate(out_dir: str | os.PathLike, cfg: LabelConfig, *, workers: int = 1, 
         _write_json(man_path, man)
     done = {int(k) for k in man["shards"] if _shard_path(out, int(k)).exists()}
     todo = [k for k in range(n_shards) if k not in done]
-    if backend != "local":
-        raise ValueError(f"backend must be 'local' (a Ray backend maps run_shard), got {backend!r}")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -548,7 +560,14 @@ def generate(out_dir: str | os.PathLike, cfg: LabelConfig, *, workers: int = 1, 
             bar.update(n // len(cfg.seats))
 
     try:
-        if workers <= 1 or len(todo) <= 1:
+        if backend == "ray":
+            from .ray_backend import ray_map
+
+            for k, (rows, secs, table) in ray_map(_label_shard, [(cfg, k) for k in todo], todo, address=address,
+                                                   workers=workers):
+                _write_shard(out, k, table)
+                _record(k, rows, secs)
+        elif workers <= 1 or len(todo) <= 1:
             for k in todo:
                 _record(*run_shard(cfg, k, str(out)))
         else:
@@ -655,12 +674,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--condition", choices=_CONDITIONS, default="none",
                     help="auction: worlds in which rule-based opponents let the seat win at the row's bid level")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--backend", choices=("local", "ray"), default="local",
+                    help="local processes or Ray tasks (pip install 'skatsim[ray]')")
+    ap.add_argument("--address", default=None, help="with --backend ray: an existing cluster ('auto', 'ray://...')")
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
     cfg = LabelConfig(n_deals=a.deals, seed=a.seed, worlds=a.worlds, labeler=a.labeler, min_worlds=a.min_worlds,
                       shard_size=a.shard_size, condition=a.condition)
     t0 = time.perf_counter()
-    out = generate(a.out, cfg, workers=a.workers, progress=not a.no_progress)
+    out = generate(a.out, cfg, workers=a.workers, progress=not a.no_progress, backend=a.backend, address=a.address)
     man = json.loads((out / "manifest.json").read_text())
     dt = time.perf_counter() - t0
     print(f"{man['rows']} labelled hands in {out} ({man['label_seconds']:.1f} s of labelling, "

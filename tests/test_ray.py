@@ -59,3 +59,13 @@ def test_a_ray_run_resumes_locally_and_simulation_on_ray(local_ray, tmp_path: Pa
     pd.testing.assert_frame_equal(again.games.drop(columns=TIMES), full.games.drop(columns=TIMES))
     sim = run_simulation(tmp_path / "s", 3000, "rule_based", seed=8, chunk_size=1000, backend="ray", progress=False)
     pd.testing.assert_frame_equal(sim.read_all(), simulate(3000, "rule_based", seed=8, workers=1))
+
+
+def test_bidding_labels_on_ray_equal_local_ones(local_ray, tmp_path: Path) -> None:  # noqa: ANN001
+    from skatsim.bidding_data import LabelConfig, generate, read_labels
+
+    cfg = LabelConfig(n_deals=6, seed=4, worlds=3, labeler="rule_based", condition="auction", shard_size=2)
+    generate(tmp_path / "local", cfg, workers=1, progress=False)
+    generate(tmp_path / "ray", cfg, workers=2, progress=False, backend="ray")
+    pd.testing.assert_frame_equal(read_labels(tmp_path / "ray"), read_labels(tmp_path / "local"))
+    assert ray.is_initialized()
