@@ -81,7 +81,7 @@ overbid (lost, charged the bid rounded up to a multiple of the base).
 >>> cfg = LabelConfig(n_deals=1, worlds=4, seed=3, labeler="rule_based")
 >>> rows = label_deal(0, cfg)
 >>> len(rows), sorted(rows[0])[:3], rows[0]["n_worlds"]
-(3, ['auction', 'deal_index', 'deal_seed'], 4)
+(3, ['auction', 'bid_level', 'deal_index'], 4)
 >>> all(0.0 <= r["p_G"] <= 1.0 for r in rows)
 True
 """
