@@ -74,7 +74,10 @@ def write_config(run_dir: Path, config: Any) -> None:
 
 
 def write_summary(run_dir: Path, title: str, text: str) -> None:
+    """Write ``summary.md`` and print the same text and the run directory."""
     (run_dir / "summary.md").write_text(f"# {title}\n\n```\n{text}\n```\n")
+    print(text)
+    print(f"run directory: {run_dir}")
 
 
 def study_main(cls: type, run: Any, doc: str, argv: list[str] | None, overrides: tuple[str, ...]) -> int:

@@ -97,8 +97,6 @@ def run(cfg: Config, root: str | None = None) -> Path:
         by.round(2).to_string(), "same contract, by whether the discards were the same:\n" + disc.round(2).to_string(),
         "different contracts (bidder vs rule-based):\n" + pairs.round(2).to_string()])
     write_summary(run_dir, cfg.study, text)
-    print(text)
-    print(f"run directory: {run_dir}")
     return run_dir
 
 

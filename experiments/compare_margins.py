@@ -73,8 +73,6 @@ def run(cfg: Config, root: str | None = None) -> Path:
             f"baseline  {row['baseline']}: {d['margin_b']:+.2f} ± {d['margin_b_ci']:.2f}\n"
             f"variant - baseline (paired by board): {d['diff']:+.2f} ± {d['diff_ci']:.2f}")
     write_summary(run_dir, f"{cfg.study}", text)
-    print(text)
-    print(f"run directory: {run_dir}")
     return run_dir
 
 

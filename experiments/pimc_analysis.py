@@ -97,8 +97,6 @@ def run(cfg: Config, root: str | None = None) -> Path:
             f"double-dummy verdict of the declared contract (true cards, first lead), by declarer agent:\n"
             f"{dd.round(3).to_string()}")
     write_summary(run_dir, "Where PIMC's margin comes from", text)
-    print(text)
-    print(f"run directory: {run_dir}")
     return run_dir
 
 

@@ -102,8 +102,6 @@ def run(cfg: Config, root: str | None = None) -> Path:
     table = pd.DataFrame(rows)
     text = table.to_string(index=False, float_format=lambda x: f"{x:.3f}")
     write_summary(run_dir, f"PIMC worlds sweep vs {cfg.opponent}", text)
-    print(text)
-    print(f"run directory: {run_dir}")
     return run_dir
 
 

@@ -71,8 +71,6 @@ def run(cfg: Config, root: str | None = None) -> Path:
                           "median_nodes": g["nodes"].median()})
     text = table.to_string(float_format=lambda x: f"{x:.3f}")
     write_summary(run_dir, "Solver time by trick (CPU ms per solve, empty table, 1 core)", text)
-    print(text)
-    print(f"run directory: {run_dir}")
     return run_dir
 
 

@@ -52,8 +52,6 @@ def run(cfg: Config, root: str | None = None) -> Path:
     res.summary().to_parquet(run_dir / "summary.parquet")
     text = f"{res}\n\n{cfg.n_deals} boards, {len(res.games)} games in {dt:.1f} s"
     write_summary(run_dir, f"{cfg.study}: {' vs '.join(cfg.agents)}", text)
-    print(text)
-    print(f"run directory: {run_dir}")
     return run_dir
 
 
