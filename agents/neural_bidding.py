@@ -67,13 +67,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
-from .base import DUPLICATE_LOSS_PENALTY
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP
 from skatsim.bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
 from skatsim.cards import CARD_POINTS
 from skatsim.contracts import BASE_VALUES, BID_VALUES, DECLARATIONS, NULL_VALUES, Contract
 from skatsim.kernels import game as G
 from skatsim.rules import NULL
+
+from .base import DUPLICATE_LOSS_PENALTY
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
@@ -440,8 +441,8 @@ class NeuralBidderAgent:
             ``>= 0`` test of bidding (positive: bid more).
         loss_penalty: what a lost game costs per defender in relative points (default: the
             duplicate-tournament cost, :data:`agents.base.DUPLICATE_LOSS_PENALTY`).
-        discard: ``"rule_based"`` (the rule-based player's discard; the network then
-            declares), ``"plans"`` (each game's rule-based greedy discard plan, the game
+        discard: ``"rule_based"`` (the rule-based player's discard, by the card-play
+            delegate, which discards like it in both modes; the network then declares), ``"plans"`` (each game's rule-based greedy discard plan, the game
             chosen by the network's hand-game heads on the kept ten) or ``"model"`` (every
             pair of cards x every game, scored by those heads). The heads were trained on
             hand games, whose skat is unknown, so they do not see the points a discard puts
@@ -472,14 +473,13 @@ class NeuralBidderAgent:
             raise ValueError(f"skats must be an int in 1..231, got {skats!r}")
         self.skats = int(skats)
         self.by_bid = self.model.meta.get("context") == "bid_level"
-        from .rule_based import RuleBasedAgent
-
-        self._rb = RuleBasedAgent()  # discards with discard="rule_based"
         if card_play == "pimc":
             from .pimc import PIMCAgent
 
             self._delegate: Any = PIMCAgent(worlds=int(pimc_worlds))
         else:
+            from .rule_based import RuleBasedAgent
+
             self._delegate = RuleBasedAgent()
         self._cache: dict[tuple[int, int, bytes], np.ndarray] = {}
         self._pick: dict[tuple[int, int, int], float] = {}
@@ -490,7 +490,6 @@ class NeuralBidderAgent:
         self._cache = {}
         self._pick = {}
         self._plans = {}
-        self._rb.reset(deal_id, seat, rng)
         self._delegate.reset(deal_id, seat, rng)
 
     def observe(self, seat: int, action: int) -> None:
@@ -633,7 +632,7 @@ class NeuralBidderAgent:
 
     def _discard(self, obs: "Observation", legal: list[int]) -> int:
         if self.discard == "rule_based":
-            return int(self._rb.act(obs))
+            return int(self._delegate.act(obs))
         cards = obs.hand.mask
         gone = obs.discard.mask if obs.discard is not None else 0
         twelve = cards | gone

@@ -9,8 +9,8 @@ and contract) and estimates the win probability ``p``. A contract's value ``v`` 
 Seeger-Fabian score at a bid ``b`` is ``p (v + 50) - (1 - p) (2 c + 50 + 40)``, where
 ``c = v`` or the overbid charge when ``v < b`` (then the game is lost anyway) and the 40
 are what the defenders' 2 x 40 for a lost game cost the declarer's agent in a duplicate
-tournament (:data:`agents.base.DUPLICATE_LOSS_PENALTY`, 20 per defender). The bidder bids and holds up to the highest
-bid at which some contract's expected score is positive, picks hand or pickup and
+tournament (:data:`agents.base.DUPLICATE_LOSS_PENALTY`, 20 per defender). The bidder bids
+and holds up to the highest bid at which some contract's expected score is positive, picks hand or pickup and
 declares the contract with the best expected score (announcements and ouvert are left
 out: an open-hand solver cannot price them). Kontra/Re and the discard itself are the
 rule-based player's (the discard after a real pickup is the rule-based one; the
@@ -27,14 +27,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP
-
-from .base import DUPLICATE_LOSS_PENALTY
 from skatsim.bits import iter_bits
 from skatsim.cards import ACES, CARD_POINTS, SUIT_MASKS, TENS
 from skatsim.contracts import BID_VALUES, DECLARATIONS, Contract
 from skatsim.rules import GRAND, NULL, TRUMP_MASKS
 from skatsim.scoring import matadors_of
 from skatsim.solver import Position, Solver
+
+from .base import DUPLICATE_LOSS_PENALTY
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation

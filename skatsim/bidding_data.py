@@ -108,7 +108,7 @@ from .kernels import game as G
 from .kernels import policies as P
 from .kernels.heuristic import _greedy_discard, bid_limit, params_array
 from .rules import GRAND, NULL
-from .scoring import matadors_of
+from .scoring import matadors_of, settle_core
 
 __all__ = [
     "CONTRACTS", "CONTRACT_GAME", "CONTRACT_HAND", "GAME_LETTERS", "SCHEMA_VERSION", "LabelConfig",
@@ -330,20 +330,23 @@ def _rb_playouts(worlds, seat, game, hand_game, params, out_points, out_tricks):
         out_tricks[w] = st[G.F_TRICKS0 + seat]
 
 
-def _outcome(game: int, points: int, tricks: int) -> int:
-    if game == NULL:
-        return int(tricks == 0)
-    if points >= 61:
-        return 3 if tricks == 10 else (2 if points >= 90 else 1)
-    return -1 if points <= 30 else 0
+@njit(cache=True)
+def _outcomes_kernel(game, points, tricks, out):
+    for w in range(points.shape[0]):
+        won, schneider, schwarz, _, _, _, _, _ = settle_core(game, 0, 1, 0, points[w], tricks[w], 0)
+        if won:
+            out[w] = 3 if schwarz else (2 if schneider else 1)
+        else:
+            out[w] = -1 if schneider else 0
 
 
 def _outcomes(game: int, points: np.ndarray, tricks: np.ndarray) -> np.ndarray:
-    """:func:`_outcome` of many worlds at once."""
-    if game == NULL:
-        return (tricks == 0).astype(np.int64)
-    won = np.where(tricks == 10, 3, np.where(points >= 90, 2, 1))
-    return np.where(points >= 61, won, np.where(points <= 30, -1, 0)).astype(np.int64)
+    """Per-world outcomes (the ``res_<c>`` codes) of the declarer's card points (skat
+    included) and tricks, as :func:`skatsim.scoring.settle_core` settles them: -1 lost
+    schneidered, 0 lost, 1 won, 2 won schneider, 3 won schwarz (null: 0 lost, 1 won)."""
+    out = np.empty(len(points), np.int64)
+    _outcomes_kernel(int(game), np.ascontiguousarray(points, np.int64), np.ascontiguousarray(tricks, np.int64), out)
+    return out
 
 
 def _levels(res: np.ndarray) -> np.ndarray:

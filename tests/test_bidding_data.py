@@ -162,3 +162,35 @@ def test_auction_condition_rows_carry_their_level():
     assert all(r["bid_level"] == 0 for r in label_deal(0, FAST))
     with pytest.raises(ValueError, match="condition"):
         LabelConfig(condition="iss")
+
+
+def test_the_auction_condition_agrees_with_the_state_machine():
+    """``_wins_auction`` restates who wins a bidding between threshold bidders; check it
+    against real auctions: rule-based opponents, and a seat that bids or holds up to ``b``."""
+    from agents import RuleBasedAgent
+    from skatsim.actions import BID_BASE, HOLD, PASS
+    from skatsim.bidding_data import _wins_auction
+    from skatsim.contracts import BID_VALUES
+    from skatsim.kernels.heuristic import bid_limit
+
+    gen = np.random.default_rng(3)
+    checked = 0
+    for seed in range(300):
+        s = SkatState.new_game(seed=seed)
+        seat, b = int(gen.integers(3)), int(gen.choice([18, 20, 23, 30, 36, 48]))
+        others = ((seat + 1) % 3, (seat + 2) % 3)
+        lims = tuple(int(bid_limit(s.hand_mask(o), o, _RB_PARAMS)) for o in others)
+        rb = {o: RuleBasedAgent() for o in others}
+        while s.phase == "bidding":
+            p = s.current_player()
+            if p != seat:
+                s.apply_action(rb[p].act(s.observation(p)))
+                continue
+            legal = s.legal_actions()
+            bids = [a for a in legal if BID_BASE <= a < PASS and BID_VALUES[a - BID_BASE] <= b]
+            hold = HOLD in legal and s.observation(p).bid <= b
+            s.apply_action(min(bids) if bids else (HOLD if hold else PASS))
+        won = s.phase != "done" and s.observation(seat).declarer == seat
+        assert won == _wins_auction(seat, lims, others, b), (seed, seat, b, lims)
+        checked += won
+    assert checked > 50
