@@ -41,6 +41,14 @@ def test_every_registered_agent_passes_the_agent_api_test(name: str) -> None:
     assert {"bidding", "skat", "declare", "play", "kontra"} <= set(report["phases"])
 
 
+@pytest.mark.parametrize("spec", ["pimc:worlds=2,bidding=simulation,bid_worlds=2",
+                                  "neural_bidder:card_play=pimc,pimc_worlds=2", "neural_bidder:discard=model"])
+def test_agent_variants_pass_the_agent_api_test(spec: str) -> None:
+    """The other decision paths of the search and neural agents are information-safe too."""
+    report = agent_api_test(spec, n_deals=6, seed=5, hidden_deals=2, n_worlds=2)
+    assert report["games"] == 12 and report["resampled"] > 0
+
+
 class _Cheater:
     """Bids 18 exactly when middlehand (seat 1) holds the club jack: reads a hidden hand."""
 
