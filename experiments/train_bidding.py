@@ -362,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-#: The entry point for ``skatsim train-bidding`` (skatsim/cli.py).
+#: The entry point for ``skatsim train-bidding`` (skatsim_app/cli.py).
 train_bidding_main = main
 
 if __name__ == "__main__":

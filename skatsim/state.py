@@ -42,6 +42,7 @@ import numpy as np
 from ._random import SeedLike, check_random_state, to_seed
 from .actions import (DECLARE_BASE, HAND, HOLD, KONTRA, NUM_ACTIONS, PASS, PICKUP, RE,
                       action_to_string, bid_action, declare_action, string_to_action)
+from .bits import rand_below, seat_stream
 from .cards import CardSet, CardsLike, card_name, to_mask
 from .contracts import Contract
 from .deal import SEED_MASK, Deal, deal_from_hands, deal_masks
@@ -50,7 +51,7 @@ from .options import ISKO, SkatRules
 from .rules import RAMSCH, trump_mask
 from .scoring import GameResult
 
-__all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RECORD_FORMAT", "RETURN_KINDS", "to_play"]
+__all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RECORD_FORMAT", "RETURN_KINDS", "to_play", "random_game"]
 
 #: ``current_player()`` of a finished game (OpenSpiel's ``kTerminalPlayerId``).
 TERMINAL_PLAYER = -4
@@ -913,4 +914,34 @@ def to_play(state_or_seed: "SkatState | int | Deal", declarer: int, contract: Co
     else:
         state = SkatState.new_game(seed=state_or_seed, rules=rules)
     _drive_to_play(state, declarer, contract, bid, discard)
+    return state
+
+
+def random_game(seed: int, rules: SkatRules | None = None, max_moves: int | None = None) -> SkatState:
+    """Deal from ``seed`` and play every phase with uniformly random legal actions, to the
+    end or for at most ``max_moves`` actions.
+
+    Seat ``s`` draws from ``bits.seat_stream(deal_seed, s)`` exactly as the batch engine's
+    random policy and ``agents.RandomAgent`` do, so this is the same game as
+    ``agents.play_game(["random"] * 3, seed=seed)`` (on the state API only, for code that
+    needs a random position without the agents package).
+
+    >>> s = random_game(7)
+    >>> s.is_terminal(), len(s.history()) > 30
+    (True, True)
+    >>> len(random_game(7, max_moves=5).history())
+    5
+    >>> random_game(-5).history() != random_game(5).history()
+    True
+    """
+    ds = to_seed(seed) & SEED_MASK
+    state = SkatState.new_game(seed=ds, rules=rules or SkatRules())
+    streams = [seat_stream(ds, s) for s in range(3)]
+    n = 0
+    while not state.is_terminal() and (max_moves is None or n < max_moves):
+        p = state.current_player()
+        legal = state.legal_actions()
+        k, streams[p] = rand_below(streams[p], len(legal))
+        state.apply_action(legal[k])
+        n += 1
     return state

@@ -18,7 +18,7 @@ from agents.play import HIDDEN
 from agents.testing import agent_api_test
 from skatsim import SkatRules, SkatState, deal
 from skatsim.bits import derive_seed, seat_stream
-from skatsim.cli import play_random_game
+from skatsim.state import random_game as play_random_game
 from skatsim.observation import Observation
 from skatsim.simulate import simulate
 

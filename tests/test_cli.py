@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from skatsim.cli import build_parser, main, play_random_game
+from skatsim.state import random_game as play_random_game
+from skatsim_app.cli import build_parser, main
 
 
 def _err(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -153,7 +154,7 @@ def test_tournament_and_agents_commands(capsys: pytest.CaptureFixture[str], tmp_
 
 
 def test_the_installed_entry_point_runs() -> None:
-    r = subprocess.run([sys.executable, "-m", "skatsim", "solve", "--contract", "Q"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "skatsim_app", "solve", "--contract", "Q"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith("skatsim solve: error:")
     assert "Traceback" not in r.stderr
 
@@ -242,7 +243,7 @@ def test_agents_lists_pimc_with_its_parameters(capsys: pytest.CaptureFixture[str
 def test_import_iss_command(tmp_path, capsys) -> None:
     from pathlib import Path
 
-    from skatsim.cli import main
+    from skatsim_app.cli import main
 
     data = Path(__file__).resolve().parent / "data" / "iss_records.txt"
     assert main(["import-iss", str(data), "--out", str(tmp_path / "iss"), "--no-progress"]) == 0

@@ -344,7 +344,7 @@ def test_shared_lookups_equal_the_single_game_functions(h, seat):
 
 @given(st.integers(0, 2**40), st.integers(0, 60), st.booleans())
 def test_legal_and_information_safe_from_random_positions(seed, moves, variants):
-    from skatsim.cli import play_random_game
+    from skatsim.state import random_game as play_random_game
 
     rules = RULES[1] if variants else RULES[0]
     s = play_random_game(seed, rules=rules, max_moves=moves)

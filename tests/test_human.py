@@ -17,7 +17,7 @@ from agents import play_game
 from agents.human import HumanAgent, HumanQuit, explain_result, hand_text, solver_verdict, sort_cards
 from skatsim import SkatState
 from skatsim.cards import card_name, parse_card
-from skatsim.cli import main
+from skatsim_app.cli import main
 
 ROOT = Path(__file__).parent.parent
 
@@ -144,11 +144,11 @@ def test_cli_play_asks_for_the_verdict(monkeypatch: pytest.MonkeyPatch, capsys: 
 
 
 def test_play_in_a_real_terminal() -> None:
-    """Spawn ``python -m skatsim play`` on a pty, answer every prompt, read the screen."""
+    """Spawn ``python -m skatsim_app play`` on a pty, answer every prompt, read the screen."""
     import pty
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "skatsim", "play", "--seat", "0", "--opponents", "rule_based",
+    proc = subprocess.Popen([sys.executable, "-m", "skatsim_app", "play", "--seat", "0", "--opponents", "rule_based",
                              "--seed", "7", "--verdict", "ask"], stdin=slave, stdout=slave, stderr=slave,
                             cwd=str(ROOT), close_fds=True)
     os.close(slave)

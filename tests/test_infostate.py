@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from skatsim import SkatState
-from skatsim.cli import play_random_game
+from skatsim.state import random_game as play_random_game
 from skatsim.bits import iter_bits, popcount
 from skatsim.cards import ALL_CARDS, SUIT_MASKS
 from skatsim.infostate import check_random_state, known_mask, void_masks

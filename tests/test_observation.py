@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from skatsim import SkatRules, SkatState, deal_from_hands
-from skatsim.cli import play_random_game
+from skatsim.state import random_game as play_random_game
 from skatsim.kernels import game as G
 from skatsim.observation import OBS_LAYOUT, OBS_OFFSETS, OBS_SIZE, decode_tensor, encode_records
 

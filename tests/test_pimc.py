@@ -12,7 +12,7 @@ import agents.pimc as pimc_mod
 from agents.pimc import PIMCAgent, enumerate_worlds
 from agents.rule_based import RuleBasedAgent
 from skatsim import SkatRules
-from skatsim.cli import play_random_game
+from skatsim.state import random_game as play_random_game
 from skatsim.infostate import InfoState, count_worlds, sample_worlds
 from skatsim.solver import solve, target_for
 from skatsim.state import to_play

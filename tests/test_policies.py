@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from skatsim import SkatRules, SkatState, simulate
-from skatsim.cli import play_random_game
+from skatsim.state import random_game as play_random_game
 from skatsim.kernels import game as G
 from skatsim.kernels.policies import BUILTIN, PARAMS_SIZE, policy_act
 from skatsim.simulate import PolicySpec, policy_specs

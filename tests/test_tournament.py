@@ -14,7 +14,7 @@ from agents.tournament import (GAME_COLUMNS, Z95, TournamentConfig, TournamentRe
 from skatsim import SkatRules
 from skatsim.actions import action_to_string
 from skatsim.bits import derive_seed
-from skatsim.cli import play_random_game
+from skatsim.state import random_game as play_random_game
 from skatsim.table import RESULT_COLUMNS
 
 TIME = ["time_0", "time_1", "time_2"]

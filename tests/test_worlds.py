@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from skatsim import SkatState
 from skatsim.bits import iter_bits, popcount
 from skatsim.cards import ALL_CARDS
-from skatsim.cli import play_random_game
+from skatsim.state import random_game as play_random_game
 from skatsim.infostate import InfoState, count_worlds, masked_view, sample_worlds, void_masks
 from skatsim.kernels import game as K
 from skatsim.options import SkatRules

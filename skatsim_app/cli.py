@@ -1,4 +1,4 @@
-"""Command line of skatsim (also python -m skatsim).
+"""Command line of skatsim (the `skatsim` command; also `python -m skatsim_app`).
 
 Commands:
   play        play one game with agents and print it, or (--seat) play yourself against two AIs
@@ -23,45 +23,15 @@ import sys
 import time
 from typing import Any, Callable, TextIO
 
-from ._random import to_seed
-from .actions import PASS, action_to_string
-from .bits import rand_below, seat_stream
-from .cards import CardSet, card_name
-from .deal import SEED_MASK
-from .options import SkatRules
-from .state import SEAT_NAMES, SkatState
+from skatsim._random import to_seed
+from skatsim.actions import PASS, action_to_string
 
-__all__ = ["main", "play_random_game", "build_parser"]
+from skatsim.cards import CardSet, card_name
+from skatsim.deal import SEED_MASK
+from skatsim.options import SkatRules
+from skatsim.state import SEAT_NAMES, SkatState
 
-
-def play_random_game(seed: int, rules: SkatRules | None = None, max_moves: int | None = None) -> SkatState:
-    """Deal from ``seed`` and play every phase with uniformly random legal actions, to the
-    end or for at most ``max_moves`` actions.
-
-    Seat ``s`` draws from ``bits.seat_stream(deal_seed, s)`` exactly as the batch engine's
-    random policy and ``agents.RandomAgent`` do, so this is the same game as
-    ``agents.play_game(["random"] * 3, seed=seed)`` (kept here, on the state API only, for
-    code that needs a random position without the agents package).
-
-    >>> s = play_random_game(7)
-    >>> s.is_terminal(), len(s.history()) > 30
-    (True, True)
-    >>> len(play_random_game(7, max_moves=5).history())
-    5
-    >>> play_random_game(-5).history() != play_random_game(5).history()
-    True
-    """
-    ds = to_seed(seed) & SEED_MASK
-    state = SkatState.new_game(seed=ds, rules=rules or SkatRules())
-    streams = [seat_stream(ds, s) for s in range(3)]
-    n = 0
-    while not state.is_terminal() and (max_moves is None or n < max_moves):
-        p = state.current_player()
-        legal = state.legal_actions()
-        k, streams[p] = rand_below(streams[p], len(legal))
-        state.apply_action(legal[k])
-        n += 1
-    return state
+__all__ = ["main", "build_parser", "game_text"]
 
 
 # ----------------------------------------------------------------------------- printing
@@ -139,7 +109,7 @@ def _threads(text: str) -> int:
 
 
 def _contract(text: str) -> Any:
-    from .contracts import Contract
+    from skatsim.contracts import Contract
 
     try:
         return Contract.parse(text)
@@ -306,7 +276,7 @@ def _cmd_demo_tournament(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo_batch(args: argparse.Namespace) -> int:
-    from .simulate import simulate, summarize
+    from skatsim.simulate import simulate, summarize
 
     out = sys.stderr if args.json else sys.stdout
     t0 = time.perf_counter()
@@ -352,8 +322,8 @@ def _declare(seed: int, declarer: int, contract_text: str) -> SkatState:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    from .contracts import HAND, Contract
-    from .solver import solve, target_for
+    from skatsim.contracts import HAND, Contract
+    from skatsim.solver import solve, target_for
 
     contract = Contract(args.contract.game, args.contract.flags | HAND)  # the skat stays untouched
     state = _declare(args.seed, args.declarer, contract.to_text())
@@ -437,7 +407,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     print(f"{args.dir}: {run.kind} run, {status}; created {m.get('created')}, skatsim "
           f"{m.get('versions', {}).get('skatsim')}, chunks of {run.chunk_size}")
     if run.kind == "simulation":
-        from .simulate import summarize
+        from skatsim.simulate import summarize
 
         c = run.config
         print(f"{c['n_deals']:,} deals, seed {c['seed']}, policies "
@@ -497,18 +467,18 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         run = run_simulation(args.out, args.deals, policy, seed=args.seed, rules=_rules(args), backend=args.backend,
                              workers=args.workers, address=args.address, progress=not args.no_progress,
                              chunk_size=args.chunk_size)
-        from .simulate import summarize
+        from skatsim.simulate import summarize
 
         summary = summarize(run.read_all())
         where = f"run directory {args.out} (skatsim show {args.out})"
     elif args.out:
-        from .simulate import simulate_to_parquet
+        from skatsim.simulate import simulate_to_parquet
 
         summary = simulate_to_parquet(args.out, args.deals, policy, seed=args.seed, rules=_rules(args),
                                       workers=args.workers, progress=not args.no_progress)
         where = str(args.out)
     else:
-        from .simulate import iter_simulate, summarize
+        from skatsim.simulate import iter_simulate, summarize
 
         summary = summarize(iter_simulate(args.deals, policy, seed=args.seed, rules=_rules(args),
                                           workers=args.workers, progress=not args.no_progress))
@@ -580,8 +550,8 @@ def _cmd_agents(args: argparse.Namespace) -> int:
 
 
 def _version() -> str:
-    from . import __version__
-    from .options import RULES_VERSION
+    from skatsim import __version__
+    from skatsim.options import RULES_VERSION
 
     return f"skatsim {__version__} (rules {RULES_VERSION})"
 
@@ -748,7 +718,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Read International Skat Server records (plain or .bz2, streamed), replay "
                                     "each through the rules, compare with the server's result line and write "
                                     "games.parquet, decisions.parquet, errors.jsonl and summary.json to --out.")
-    from .iss import add_import_arguments
+    from skatsim.iss import add_import_arguments
 
     add_import_arguments(sp)
     sp.set_defaults(func=_cmd_import_iss, parser=sp)
@@ -761,7 +731,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_import_iss(args: argparse.Namespace) -> int:
-    from .iss import run_import
+    from skatsim.iss import run_import
 
     return run_import(args)
 
