@@ -113,6 +113,20 @@ def _compiled_step():
 _STEP = _compiled_step()
 
 
+def tricks_from_moves(cards: list[tuple[int, int]], last_winner: int) -> list[tuple[int, list[int], int]]:
+    """Completed tricks ``(leader, [cards], winner)`` of the card play ``[(seat, card), ...]``
+    (each trick's winner leads the next; the last completed one's is ``last_winner``)."""
+    out = []
+    for i in range(0, len(cards) - len(cards) % 3, 3):
+        leader = cards[i][0]
+        trick = [cards[i + j][1] for j in range(3)]
+        winner = cards[i + 3][0] if i + 3 < len(cards) else None
+        out.append((leader, trick, winner))
+    if out and out[-1][2] is None:
+        out[-1] = (out[-1][0], out[-1][1], last_winner)
+    return out
+
+
 class RecordError(ValueError):
     """A game record that does not replay under the rules (names the first bad move)."""
 
@@ -559,16 +573,7 @@ class SkatState:
 
     def tricks(self) -> list[tuple[int, list[int], int]]:
         """Completed tricks as ``(leader, [cards], winner)``."""
-        out = []
-        cards = self._play_moves()
-        for i in range(0, len(cards) - len(cards) % 3, 3):
-            leader = cards[i][0]
-            trick = [cards[i + j][1] for j in range(3)]
-            winner = cards[i + 3][0] if i + 3 < len(cards) else None
-            out.append((leader, trick, winner))
-        if out and out[-1][2] is None:
-            out[-1] = (out[-1][0], out[-1][1], int(self._st[K.F_LAST_WINNER]))
-        return out
+        return tricks_from_moves(self._play_moves(), int(self._st[K.F_LAST_WINNER]))
 
     def _play_moves(self) -> list[tuple[int, int]]:
         """(seat, card) for every card played, in order."""
