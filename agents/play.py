@@ -64,7 +64,7 @@ from skatsim.state import SkatState
 from .base import AgentSpec, make_agent
 
 __all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "TimeLimitError",
-           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR"]
+           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "decide", "check_action"]
 
 #: What :class:`Table` does when an agent fails: raise, or record it and settle the game.
 ON_ERROR = ("raise", "forfeit")
@@ -82,12 +82,14 @@ class AgentError(RuntimeError):
     so a tournament can record the error against the agent.
     """
 
-    def __init__(self, message: str, *, agent: str, seat: int, phase: str, action: Any = None) -> None:
+    def __init__(self, message: str, *, agent: str, seat: int, phase: str, action: Any = None,
+                 decision_time: float | None = None) -> None:
         super().__init__(message)
         self.agent = agent
         self.seat = seat
         self.phase = phase
         self.action = action
+        self.decision_time = decision_time
 
 
 class IllegalActionError(AgentError, ValueError):
@@ -157,6 +159,57 @@ def _resolve_agents(agents: Sequence[Any]) -> list[Any]:
         if not callable(getattr(a, "act", None)):
             raise TypeError(f"agent for seat {s} ({a!r}) has no act(obs) method")
     return out
+
+
+def decide(agent: Any, obs: Any, seat: int, phase: str, legal: Sequence[int],
+           time_limit: float | None = None) -> tuple[int, float]:
+    """One decision of ``agent`` for ``seat`` on ``obs``: ``(action, seconds)``.
+
+    The action is checked against ``legal`` (the state's legal actions, not the list inside
+    the observation the agent got). Raises :class:`AgentError` when the agent raises,
+    :class:`TimeLimitError` past ``time_limit`` seconds and :class:`IllegalActionError` for
+    an action not in ``legal``; the error's ``decision_time`` is the time to count for the
+    decision (``None`` when the agent raised). :class:`Table` and the vectorised driver
+    (:mod:`agents.vecplay`) both decide through it.
+    """
+    name = _agent_name(agent)
+    t0 = time.perf_counter()
+    try:
+        with _deadline(time_limit):
+            action = agent.act(obs)
+    except _Alarm:
+        dt = time.perf_counter() - t0
+        raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {time_limit:g} s in phase "
+                             f"{phase} (interrupted after {dt:.3f} s)", agent=name, seat=seat, phase=phase,
+                             decision_time=dt) from None
+    except Exception as e:
+        raise AgentError(f"agent {name!r} (seat {seat}) raised {type(e).__name__} in phase "
+                         f"{phase}: {e}", agent=name, seat=seat, phase=phase) from e
+    dt = time.perf_counter() - t0
+    if time_limit is not None and dt > time_limit:
+        raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {time_limit:g} s in phase "
+                             f"{phase} ({dt:.3f} s)", agent=name, seat=seat, phase=phase, decision_time=dt)
+    return check_action(name, action, seat, phase, legal, dt), dt
+
+
+def check_action(name: str, action: Any, seat: int, phase: str, legal: Sequence[int], dt: float | None = None) -> int:
+    """``action`` as an int if it is in ``legal``, else :class:`IllegalActionError` (naming
+    agent ``name``, the seat, the phase and the legal actions)."""
+    ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+    if ok:
+        action = int(action)
+        ok = action in legal
+    if not ok:
+        try:
+            text = repr(action_to_string(action))
+        except (ValueError, TypeError, IndexError):
+            text = "not an action id"
+        shown = " ".join(action_to_string(a) for a in legal)
+        raise IllegalActionError(
+            f"agent {name!r} (seat {seat}) returned the illegal action {action!r} ({text}) "
+            f"in phase {phase}; legal: {shown}", agent=name, seat=seat, phase=phase, action=action,
+            decision_time=dt)
+    return action
 
 
 class Table:
@@ -234,45 +287,17 @@ class Table:
         seat = state.current_player()
         if seat < 0:
             raise ValueError("the game is over")
-        agent = self.agents[seat]
-        obs = state.observation(seat)
         phase = state.phase
-        name = _agent_name(agent)
-        limit = self.time_limit
-        t0 = time.perf_counter()
         try:
-            with _deadline(limit):
-                action = agent.act(obs)
-        except _Alarm:
-            dt = time.perf_counter() - t0
-            self.decision_time[seat] += dt
-            self.decisions[seat] += 1
-            raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {limit:g} s in phase "
-                                 f"{phase} (interrupted after {dt:.3f} s)", agent=name, seat=seat,
-                                 phase=phase) from None
-        except Exception as e:
-            raise AgentError(f"agent {name!r} (seat {seat}) raised {type(e).__name__} in phase "
-                             f"{phase}: {e}", agent=name, seat=seat, phase=phase) from e
-        dt = time.perf_counter() - t0
+            action, dt = decide(self.agents[seat], state.observation(seat), seat, phase, state.legal_actions(),
+                                self.time_limit)
+        except AgentError as e:
+            if e.decision_time is not None:
+                self.decision_time[seat] += e.decision_time
+                self.decisions[seat] += 1
+            raise
         self.decision_time[seat] += dt
         self.decisions[seat] += 1
-        if limit is not None and dt > limit:
-            raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {limit:g} s in phase "
-                                 f"{phase} ({dt:.3f} s)", agent=name, seat=seat, phase=phase)
-        ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-        if ok:
-            action = int(action)
-            ok = action in obs.legal_actions
-        if not ok:
-            try:
-                text = repr(action_to_string(action))
-            except (ValueError, TypeError, IndexError):
-                text = "not an action id"
-            legal = " ".join(action_to_string(a) for a in obs.legal_actions)
-            raise IllegalActionError(
-                f"agent {_agent_name(agent)!r} (seat {seat}) returned the illegal action {action!r} ({text}) "
-                f"in phase {phase}; legal: {legal}", agent=_agent_name(agent), seat=seat, phase=phase,
-                action=action)
         self._apply(seat, action, phase)
         return seat, action
 
