@@ -10,7 +10,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q torch==2.13.0 || echo "torch==2.13.0 not available here; using torch>=2.2 from pyproject"
-.venv/bin/python -m pip install -q -e ".[dev,crosscheck,ray]"
+.venv/bin/python -m pip install -q -e ".[dev,crosscheck,ray,rl]"
 if [ "${SKATSIM_SETUP_ONLY:-0}" != "1" ]; then
   .venv/bin/skatsim demo "$@"
 fi
