@@ -186,3 +186,34 @@ def test_same_rows_as_todays_tournament_engines() -> None:
         for c in [c for c in ROW_COLUMNS if c not in ("board", "time_0", "time_1", "time_2", "contract")]:
             assert (df[c].to_numpy() == ref[c].to_numpy()).all(), (engine, c)
         assert (df["contract"].astype(str).to_numpy() == ref["contract"].astype(str).to_numpy()).all()
+
+
+@pytest.mark.parametrize("model", ["shipped", "auction"])
+def test_neural_bidder_act_batch_equals_act(model, tmp_path) -> None:
+    """act_batch on the tensors decides what act decides on the typed observations (the
+    shipped bid-level model and a model that reads the auction so far)."""
+    from agents.neural_bidding import BiddingNet, NeuralBidderAgent, save_checkpoint
+    from skatsim.vec import VecEnv
+
+    kw = {}
+    if model == "auction":
+        import torch
+
+        torch.manual_seed(0)
+        _, js = save_checkpoint(BiddingNet((32,)), tmp_path / "auction", data_hash="x", context="auction")
+        kw = {"model": str(js)}
+    batch = NeuralBidderAgent(discard="plans", **kw)
+    assert batch.by_bid == (model == "shipped")
+    env = VecEnv(16, seed=3, policies=[None, None, "rule_based"])
+    env.reset()
+    asked = 0
+    for _ in range(30):
+        movers = np.flatnonzero(env.to_move >= 0)
+        got = batch.act_batch(env.obs[movers], env.legal_mask[movers])
+        for j, i in enumerate(movers):
+            if got[j] >= 0:
+                one = NeuralBidderAgent(discard="plans", **kw)
+                assert got[j] == one.act(env.observation(int(i), int(env.to_move[i])))
+                asked += 1
+        env.step(env.random_actions())
+    assert asked > 60
