@@ -75,8 +75,8 @@ _BID = K.PH_BID
 
 
 @lru_cache(maxsize=1 << 16)
-def _auction(calls: tuple[tuple[int, int], ...]) -> str:
-    return " ".join(f"{p}:{action_to_string(a)}" for p, a in calls)
+def _auction(calls: tuple[int, ...], players: tuple[int, ...]) -> str:
+    return " ".join(f"{p}:{action_to_string(a)}" for p, a in zip(players, calls))
 
 
 class _Kind:
@@ -174,7 +174,8 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
     if isinstance(slots, bool) or not isinstance(slots, (int, np.integer)) or slots < 1:
         raise ValueError(f"slots must be a positive int, got {slots!r}")
     kinds: dict[AgentSpec, _Kind] = {}
-    todo = []
+    seeds, ids, arr = [], [], []
+    arrs: dict[tuple[AgentSpec, ...], int] = {}
     for b, item in enumerate(boards):
         if not isinstance(item, (tuple, list)) or len(item) != 3:
             raise ValueError(f"board {b}: expected (deal_seed, deal_id, (agent per seat)), got {item!r}")
@@ -183,8 +184,16 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
         for sp in specs:
             if sp not in kinds:
                 kinds[sp] = _Kind(sp)
-        todo.append((b, int(ds), int(did), [kinds[sp] for sp in specs]))
-    m = len(todo)
+        seeds.append(int(ds))
+        ids.append(int(did))
+        arr.append(arrs.setdefault(specs, len(arrs)))
+    m = len(seeds)
+    seeds_a = np.array(seeds, dtype=np.int64)
+    ids_a = np.array(ids, dtype=np.int64)
+    arr_a = np.array(arr, dtype=np.int64)
+    arr_kinds = [[kinds[sp] for sp in specs] for specs in arrs]
+    arr_policies = [[k.engine for k in ks] for ks in arr_kinds]
+    arr_python = [any(k.engine is None for k in ks) for ks in arr_kinds]
     rows = np.zeros(m, dtype=RESULT_DTYPE)
     actions = np.full((m, MAX_ACTIONS), -1, dtype=np.int16)
     auction = [""] * m
@@ -193,60 +202,62 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
     error_seats = np.zeros(m, dtype=np.int8)
     n = max(1, min(int(slots), m))
     env = VecEnv(n, rules=rules, auto_reset=False, threads=threads)
-    games: list[_Game | None] = [None] * n
-    queue = iter(todo)
+    games: list[_Game | None] = [None] * n  # boards with a Python or batch agent
+    slot_board = np.full(n, -1, dtype=np.int64)
+    nxt = [0]
     left = [m]
+    cols = np.arange(MAX_ACTIONS)
 
-    def finish(slot: int) -> None:
-        g = games[slot]
-        assert g is not None
-        if g.forfeit is None:
-            g.flush(env, slot)
-            rows[g.board] = env.last_results[slot]
-            k = int(env.n_actions[slot])
-        else:
-            rows[g.board] = g.forfeit
-            k = int(env.n_actions[slot])
-        rows["deal_index"][g.board] = g.deal_id
-        rows["deal_seed"][g.board] = g.deal_seed
-        rows["n_actions"][g.board] = k
-        actions[g.board, :k] = env.history[slot, :k]
-        ph = env.history_phases[slot, :k]
-        pl = env.history_players[slot, :k]
-        hist = env.history[slot, :k]
-        auction[g.board] = _auction(tuple((int(p), int(a)) for p, a, f in zip(pl, hist, ph) if f == _BID))
-        times[g.board] = g.time
-        errors[g.board] = "; ".join(str(e) for e in g.errors)
-        mask = 0
-        for e in g.errors:
-            mask |= 1 << e.seat
-        error_seats[g.board] = mask
-        games[slot] = None
-        left[0] -= 1
+    def finish(slots: np.ndarray, forfeit: np.ndarray | None = None) -> None:
+        """Rows of the boards in ``slots`` (their games ended; ``forfeit``: the settlement of
+        one forfeited game instead of the environment's result)."""
+        b = slot_board[slots]
+        rows[b] = env.last_results[slots] if forfeit is None else forfeit
+        rows["deal_index"][b] = ids_a[b]
+        rows["deal_seed"][b] = seeds_a[b]
+        k = env.n_actions[slots]
+        rows["n_actions"][b] = k
+        h = env.history[slots]
+        live = cols[None, :] < k[:, None]
+        actions[b] = np.where(live, h, -1)
+        meta = env.history_meta[slots]
+        nb = (live & ((meta >> 2) == _BID)).sum(axis=1)  # the bidding is a prefix of the deal
+        for j, slot in enumerate(slots.tolist()):
+            bb = int(b[j])
+            q = int(nb[j])
+            auction[bb] = _auction(tuple(h[j, :q].tolist()), tuple((meta[j, :q] & 3).tolist()))
+            g = games[slot]
+            if g is not None:
+                if forfeit is None:
+                    g.flush(env, slot)
+                times[bb] = g.time
+                errors[bb] = "; ".join(str(e) for e in g.errors)
+                mask = 0
+                for e in g.errors:
+                    mask |= 1 << e.seat
+                error_seats[bb] = mask
+                games[slot] = None
+            slot_board[slot] = -1
+        left[0] -= len(slots)
 
-    def refill(free: list[int]) -> None:
-        while free:
-            take = []
-            for slot in free:
-                item = next(queue, None)
-                if item is None:
-                    break
-                take.append((slot, item))
-            if not take:
-                return
-            idx = [s for s, _ in take]
-            for slot, (b, ds, did, ks) in take:
-                g = games[slot] = _Game(b, ds, did, ks)
-                for seat, k in enumerate(ks):
-                    if k.engine is None and k.batch is None:
-                        g.agent(seat, env, slot)  # made and reset at the deal, as at the Table
-            env.reset_games(idx, [ds for _, (_, ds, _, _) in take], [did for _, (_, _, did, _) in take],
-                            policies=[[k.engine for k in ks] for _, (_, _, _, ks) in take])
-            free = []
-            for slot in idx:
-                if env.done[slot]:  # compiled seats only: the game is over already
-                    finish(slot)
-                    free.append(slot)
+    def refill(free: np.ndarray) -> None:
+        while len(free) and nxt[0] < m:
+            take = free[:m - nxt[0]]
+            bs = np.arange(nxt[0], nxt[0] + len(take))
+            nxt[0] += len(take)
+            slot_board[take] = bs
+            for slot, bb in zip(take.tolist(), bs.tolist()):
+                a = int(arr_a[bb])
+                if arr_python[a]:
+                    g = games[slot] = _Game(bb, seeds[bb], ids[bb], arr_kinds[a])
+                    for seat, k in enumerate(arr_kinds[a]):
+                        if k.engine is None and k.batch is None:
+                            g.agent(seat, env, slot)  # made and reset at the deal, as at the Table
+            env.reset_games(take, seeds_a[bs], ids_a[bs], policies=[arr_policies[a] for a in arr_a[bs].tolist()])
+            over = take[env.done[take]]  # compiled seats only: over already
+            if len(over):
+                finish(over)
+            free = over
 
     def fail(slot: int, e: AgentError, acts: np.ndarray) -> None:
         g = games[slot]
@@ -258,16 +269,16 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
             acts[slot] = PASS
             return
         g.flush(env, slot)
-        g.forfeit = np.zeros(1, dtype=RESULT_DTYPE)[0]
+        fr = np.zeros(1, dtype=RESULT_DTYPE)
         res = forfeit_result(_mirror(env, slot, g.deal_seed), e.seat).to_row()
         for c in RESULT_DTYPE.names:
             if c in res and res[c] is not None:
-                g.forfeit[c] = res[c]
+                fr[c] = res[c]
         acts[slot] = -1
+        finish(np.array([slot]), fr)
         env.drop([slot])
-        finish(slot)
 
-    refill(list(range(n)))
+    refill(np.arange(n, dtype=np.int64))
     acts = np.full(n, -1, dtype=np.int64)
     while left[0] > 0:
         acts[:] = -1
@@ -284,11 +295,12 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
         for _, idx in batches.items():
             k = games[idx[0]].kinds[int(env.to_move[idx[0]])]
             _batch_decision(env, games, k, idx, time_limit, acts, fail)
-        if any(games[s] is not None for s in movers.tolist()):
+        if (env.to_move >= 0).any():
             env.step(acts)
-            for slot in np.flatnonzero(env.done).tolist():
-                finish(slot)
-        refill([s for s in range(n) if games[s] is None])  # finished and forfeited slots
+            over = np.flatnonzero(env.done)
+            if len(over):
+                finish(over)
+        refill(np.flatnonzero(slot_board < 0))  # finished and forfeited slots
     env.close()
     return _frame(rows, actions, auction, times, errors, error_seats, rules)
 

@@ -390,14 +390,12 @@ class VecEnv:
         return int(self._counters[0])
 
     @property
-    def history_players(self) -> np.ndarray:
-        """``(n, MAX_ACTIONS)``: the seat that took each action of ``history``."""
-        return (self._hmeta & 3).astype(np.int8)
-
-    @property
-    def history_phases(self) -> np.ndarray:
-        """``(n, MAX_ACTIONS)``: the phase (``PH_*`` code) each action of ``history`` was taken in."""
-        return (self._hmeta >> 2).astype(np.int8)
+    def history_meta(self) -> np.ndarray:
+        """``(n, MAX_ACTIONS) int8``: per action of ``history``, ``seat | phase << 2`` (the seat
+        that took it and the ``PH_*`` code of the phase it was taken in); read-only view."""
+        v = self._hmeta.view()
+        v.setflags(write=False)
+        return v
 
     def game_history(self, game: int) -> list[tuple[int, int, int]]:
         """``(seat, action, phase code)`` for every action of the game in slot ``game``."""
