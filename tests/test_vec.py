@@ -81,10 +81,21 @@ def _result_row(state: SkatState) -> dict:
 def test_move_by_move_equals_skatstate(rules: SkatRules, players: str) -> None:
     """Observations (mover and every seat), masks, to_move, rewards of every kind and the
     result rows equal SkatState's, move by move."""
+    _move_by_move(rules, players, 60, 21)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", RULES, ids=RULE_IDS)
+@pytest.mark.parametrize("players", ["random", "rule_based"])
+def test_move_by_move_equals_skatstate_many(rules: SkatRules, players: str) -> None:
+    _move_by_move(rules, players, 1500, 99)
+
+
+def _move_by_move(rules: SkatRules, players: str, n_games: int, seed: int) -> None:
     from agents.rule_based import RuleBasedAgent
 
     n = 6
-    envs = {kind: VecEnv(n, rules=rules, seed=21, reward=kind) for kind in RETURN_KINDS}
+    envs = {kind: VecEnv(n, rules=rules, seed=seed, reward=kind) for kind in RETURN_KINDS}
     main = envs["sf"]
     for e in envs.values():
         e.reset()
@@ -100,7 +111,7 @@ def test_move_by_move_equals_skatstate(rules: SkatRules, players: str) -> None:
     for i in range(n):
         start_bots(i)
     ended, steps = 0, 0
-    while ended < 60:
+    while ended < n_games:
         for i in range(n):
             st = mirrors[i]
             p = st.current_player()
