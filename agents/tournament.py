@@ -73,6 +73,7 @@ from skatsim._random import SeedLike, to_seed
 from skatsim.actions import BID_BASE, HOLD, PASS, action_to_string
 from skatsim.bits import derive_seed
 from skatsim.options import ISKO, SkatRules
+from skatsim.runs import versions
 from skatsim.state import SkatState
 from skatsim.table import CONTRACT_CATEGORIES, RESULT_COLUMNS
 
@@ -164,12 +165,6 @@ class TournamentConfig:
                 fb = ", ".join(s.to_text() for s in other.agents) if k == "agents" else b.get(k)
                 out.append(f"{k}: {fa} vs {fb}")
         return out
-
-
-def _versions() -> dict[str, str]:
-    from .runs import versions
-
-    return versions()
 
 
 # ----------------------------------------------------------------------------- auction text
@@ -445,7 +440,7 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
             or ``"python"``.
         chunk_size: boards per unit of work (default :func:`default_chunk_size`; with
             ``out`` it is fixed when the directory is created).
-        out: a run directory (:mod:`agents.runs`): a shard per finished chunk plus a manifest.
+        out: a run directory (:mod:`skatsim.runs`): a shard per finished chunk plus a manifest.
             If it holds a run of the same configuration, that run is resumed (only the
             missing chunks are played); a different configuration is refused.
         backend: ``"local"`` or ``"ray"`` (:mod:`skatsim.ray_backend`).
@@ -463,7 +458,7 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
     cfg = make_config(agents, n_deals, seed, rules=rules, engine=engine, time_limit=time_limit)
     run = None
     if out is not None:
-        from .runs import RunDir, is_run_dir
+        from skatsim.runs import RunDir, is_run_dir
 
         if is_run_dir(out):
             run = _open_run(out)
@@ -486,7 +481,7 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
 
 
 def _open_run(path: str | os.PathLike[str]) -> Any:
-    from .runs import RunDir
+    from skatsim.runs import RunDir
 
     run = RunDir.open(path)
     if run.kind != "tournament":
@@ -564,7 +559,7 @@ def _run(cfg: TournamentConfig, run: Any, *, workers: int, progress: bool, chunk
             run.update(elapsed_s=before + time.perf_counter() - t0)
     games = _sorted(pd.concat(parts, ignore_index=True), cfg)
     games.attrs.update(cfg.to_dict())
-    games.attrs["versions"] = _versions()
+    games.attrs["versions"] = versions()
     games.attrs["elapsed_s"] = time.perf_counter() - t0
     result = TournamentResult(games, cfg)
     if run is not None:

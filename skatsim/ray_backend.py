@@ -1,7 +1,7 @@
 """The Ray backend: chunks of a tournament, a batch simulation or bidding labels as Ray tasks.
 
 ``run_tournament(..., backend="ray")``, ``run_simulation(..., backend="ray")``
-(:mod:`agents.runs`) and ``skatsim.bidding_data.generate(..., backend="ray")`` send every
+(:mod:`skatsim.runs`) and ``skatsim.bidding_data.generate(..., backend="ray")`` send every
 chunk still to play as one task (``num_cpus=1``) and take
 the results back as they finish (``ray.wait``): the driver writes each chunk's shard into
 the run directory, so the workers need no shared file system and an interrupted run

@@ -398,7 +398,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 def _cmd_show(args: argparse.Namespace) -> int:
     if args.more:
         return _show_pooled([args.dir] + list(args.more))
-    from agents.runs import RunDir
+    from skatsim.runs import RunDir
 
     run = RunDir.open(args.dir)
     m = run.manifest
@@ -460,7 +460,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     policy = policy[0] if len(set(map(str, policy))) == 1 else policy
     t0 = time.perf_counter()
     if args.backend == "ray" or (args.out and not str(args.out).endswith(".parquet")):
-        from agents.runs import run_simulation
+        from skatsim.runs import run_simulation
 
         if not args.out:
             raise ValueError("--backend ray writes a run directory: give --out DIR")

@@ -11,7 +11,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from agents.runs import RunDir, run_simulation  # noqa: E402
+from skatsim.runs import RunDir, run_simulation  # noqa: E402
 from agents.tournament import resume_tournament, run_tournament  # noqa: E402
 
 TIMES = ["time_0", "time_1", "time_2"]
