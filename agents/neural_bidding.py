@@ -24,14 +24,14 @@ The ``bid`` / ``passed`` / ``seat_bids`` block is the bidding so far. What it me
 checkpoint's ``context``:
 
 - ``"bid_level"`` (the shipped model): labels conditioned on the auction
-  (``condition="auction"`` in :mod:`skatsim.bidding_data`); ``bid`` is the bid at which
+  (``condition="auction"`` in :mod:`agents.bidding_data`); ``bid`` is the bid at which
   the seat would win the auction against rule-based opponents, the rest is zero. The agent
   asks "what is each contract worth if I win at ``b``?" with ``bid = b / 264``.
 - ``"auction"``: labels from uniformly dealt worlds, which do not depend on the block;
   training randomises it (``context_augment``) so the network ignores it, and the agent
   fills in the real bidding so far (room for human records, ``source="iss"``).
 
-Outputs: per contract of :data:`skatsim.bidding_data.CONTRACTS` (``D H S C G N`` after a
+Outputs: per contract of :data:`agents.bidding_data.CONTRACTS` (``D H S C G N`` after a
 pickup, ``DH ... NH`` hand) a win-probability logit and the expected list score at the
 contract's own value / 100 (``2 x 12`` numbers).
 
@@ -68,7 +68,7 @@ import numpy as np
 from numba import njit
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP
-from skatsim.bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
+from agents.bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
 from skatsim.cards import CARD_POINTS
 from skatsim.contracts import BASE_VALUES, BID_VALUES, DECLARATIONS, NULL_VALUES, Contract
 from skatsim.kernels import game as G
@@ -603,7 +603,7 @@ class NeuralBidderAgent:
         the card already discarded, or -1).
 
         ``discard="plans"``: each game with its own rule-based discard plan
-        (:func:`skatsim.bidding_data.discard_for`); ``"model"``: every pair of cards for every
+        (:func:`agents.bidding_data.discard_for`); ``"model"``: every pair of cards for every
         game."""
         if self.discard == "plans":
             cand = [(g, discard_for(twelve, g)) for g in range(6)]

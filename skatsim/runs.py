@@ -291,19 +291,22 @@ class RunDir:
         done = self.done()
         return [b for b in self.bounds() if b not in done]
 
-    def write_shard(self, a: int, b: int, df: "pd.DataFrame", meta: Mapping[str, Any] | None = None) -> Path:
-        """Write the rows of chunk ``[a, b)`` atomically; ``meta`` joins the file's ``skatsim``
-        metadata (with ``chunk`` and ``rows``)."""
+    def write_shard(self, a: int, b: int, rows: "pd.DataFrame | Any", meta: Mapping[str, Any] | None = None) -> Path:
+        """Write the rows of chunk ``[a, b)`` (a DataFrame or an Arrow table) atomically;
+        ``meta`` joins the file's ``skatsim`` metadata (with ``chunk`` and ``rows``)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         if (a, b) not in set(self.bounds()):
             raise ValueError(f"({a}, {b}) is not a chunk of this run (chunk_size {self.chunk_size}, "
                              f"{self.n_units} units)")
-        df = df.copy()
-        df.attrs = {}
-        table = pa.Table.from_pandas(df, preserve_index=False)
-        info = {**dict(meta or {}), "chunk": [a, b], "rows": len(df)}
+        if isinstance(rows, pa.Table):
+            table = rows
+        else:
+            df = rows.copy()
+            df.attrs = {}
+            table = pa.Table.from_pandas(df, preserve_index=False)
+        info = {**dict(meta or {}), "chunk": [a, b], "rows": table.num_rows}
         table = table.replace_schema_metadata({**(table.schema.metadata or {}),
                                                b"skatsim": json.dumps(info).encode()})
         final = self.shard_path(a, b)
@@ -420,11 +423,11 @@ def run_simulation(out: str | os.PathLike[str], n_deals: int, policy: Any = "ran
     t0 = time.perf_counter()
     try:
         if backend == "ray":
-            from skatsim.ray_backend import ray_map
+            from .parallel import map_chunks
 
-            results = ray_map(_sim_chunk, [(b - a, pol, seed, rules.to_dict(), a, 1) for a, b in todo], todo,
-                              address=address, workers=workers)
-        else:
+            results = map_chunks(_sim_chunk, [(b - a, pol, seed, rules.to_dict(), a, 1) for a, b in todo], todo,
+                                 workers=workers or 1, backend="ray", address=address)
+        else:  # numba threads in this process
             results = ((ab, _sim_chunk(ab[1] - ab[0], pol, seed, rules.to_dict(), ab[0], workers)) for ab in todo)
         for (a, b), df in results:
             run.write_shard(a, b, df, {**meta, "n_deals": b - a, "start": a})

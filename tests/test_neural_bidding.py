@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 from agents.neural_bidding import (CONTEXT, FEATURE_LAYOUT, N_CONTRACTS, N_FEATURES, BiddingNet, CheckpointError,
                                    NeuralBidderAgent, _matadors, contract_scores, default_model_path,
                                    encode_features, load_model, save_checkpoint)
-from skatsim.bidding_data import CONTRACTS, LabelConfig, generate
+from agents.bidding_data import CONTRACTS, LabelConfig, generate
 from skatsim.cards import CardSet
 from skatsim.scoring import matadors_of
 
@@ -158,7 +158,7 @@ def test_pickup_value_is_the_mean_best_game_over_the_skats(tmp_path):
 
     from agents.neural_bidding import bid_context
     from skatsim import SkatState
-    from skatsim.bidding_data import discard_for
+    from agents.bidding_data import discard_for
     from skatsim.contracts import BASE_VALUES, NULL_VALUES
 
     torch.manual_seed(1)
