@@ -275,6 +275,17 @@ class SkatState:
         self._players.append(p)
         self._phases.append(before)
 
+    def legal_text(self) -> str:
+        """The legal actions as short text for messages (``"pass, 20, 22, 23, ... (63 actions)"``).
+
+        >>> SkatState.new_game(seed=1).legal_text()
+        'pass, 18, 20, 22, ... (64 actions)'
+        """
+        legal = [action_to_string(a) for a in self.legal_actions()]
+        if self.phase == "bidding" and legal and legal[-1] == "pass" and len(legal) > 12:
+            return "pass, " + ", ".join(legal[:3]) + f", ... ({len(legal)} actions)"
+        return ", ".join(legal) if len(legal) <= 12 else ", ".join(legal[:4]) + f", ... ({len(legal)} actions)"
+
     def _illegal_message(self, action: Any) -> str:
         try:
             if isinstance(action, (bool, np.bool_)):
@@ -284,12 +295,8 @@ class SkatState:
             name = "not an action id"
         if self.is_terminal():
             return f"illegal action {action!r} ({name}): the game is over"
-        legal = [action_to_string(a) for a in self.legal_actions()]
-        shown = ", ".join(legal) if len(legal) <= 12 else ", ".join(legal[:4]) + f", ... ({len(legal)} actions)"
-        if self.phase == "bidding" and legal and legal[-1] == "pass" and len(legal) > 12:
-            shown = "pass, " + ", ".join(legal[:3]) + f", ... ({len(legal)} actions)"
         return (f"illegal action {action!r} ({name}) for seat {self.current_player()} in phase "
-                f"{self.phase}; legal: {shown}")
+                f"{self.phase}; legal: {self.legal_text()}")
 
     # ---------------------------------------------------------------- record-level events
     def show_cards(self, seat: int, cards: CardsLike | None = None) -> None:

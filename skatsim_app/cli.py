@@ -718,7 +718,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Read International Skat Server records (plain or .bz2, streamed), replay "
                                     "each through the rules, compare with the server's result line and write "
                                     "games.parquet, decisions.parquet, errors.jsonl and summary.json to --out.")
-    from skatsim.iss import add_import_arguments
+    from skatsim.iss_import import add_import_arguments
 
     add_import_arguments(sp)
     sp.set_defaults(func=_cmd_import_iss, parser=sp)
@@ -731,7 +731,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_import_iss(args: argparse.Namespace) -> int:
-    from skatsim.iss import run_import
+    from skatsim.iss_import import run_import
 
     return run_import(args)
 
