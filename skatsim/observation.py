@@ -175,7 +175,7 @@ def observe(state: "SkatState", seat: int) -> Observation:
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or seat not in (0, 1, 2):
         raise ValueError(f"expected seat 0, 1 or 2, got {seat!r}")
     seat = int(seat)
-    st = state._st
+    st = state.vector
     t = np.empty(OBS_SIZE, dtype=np.float32)
     observe_into(st, seat, t)
     view = np.empty(K.N_FIELDS, dtype=np.int64)

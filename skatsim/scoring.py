@@ -190,7 +190,7 @@ class GameResult:
         >>> for a in ("pass", "pass", "pass"):
         ...     s.apply_action(s.string_to_action(a))
         >>> r = np.zeros(K.N_RESULT, dtype=np.int64)
-        >>> K.result_fields(s._st, r)
+        >>> K.result_fields(s.vector, r)
         >>> GameResult.from_result_fields(r, s.rules) == s.result
         True
         """
