@@ -327,9 +327,6 @@ class PlayedGame:
         return "; ".join(str(e) for e in self.errors)
 
 
-_BASE_VALUES = (9, 10, 11, 12, 24)  # diamonds hearts spades clubs grand
-
-
 def forfeit_result(state: SkatState, offender: int) -> GameResult:
     """The settlement of a game that ends because ``offender``'s agent failed (raised,
     returned an illegal action or ran out of time), by the rules of the module docstring.
@@ -345,65 +342,53 @@ def forfeit_result(state: SkatState, offender: int) -> GameResult:
     >>> won.won, won.game_value == lost.game_value, won.seeger_fabian[0] == won.game_value + 50
     (True, True, True)
     """
-    import numpy as np
-
     from skatsim.cards import card_points
-    from skatsim.contracts import HAND
-    from skatsim.kernels import game as K
-    from skatsim.scoring import matadors_of, settle_core, sf_points
+    from skatsim.layout import N_RESULT, R_DECLARER, R_GAME, R_PTS0, R_SCORE0, R_SF0
+    from skatsim.rules import GRAND, NULL, RAMSCH
+    from skatsim.scoring import matadors_of, settle_into
     from skatsim.solver import target_for
+    from skatsim.valuation import HAND, game_value
 
-    r = np.zeros(K.N_RESULT, dtype=np.int64)
+    r = np.zeros(N_RESULT, dtype=np.int64)
     pts = state.points()
     tricks = state.tricks_won()
     for s in range(3):
-        r[K.R_PTS0 + s] = pts[s]
+        r[R_PTS0 + s] = pts[s]
     g = state.game_type
     d = state.declarer
-    if g == 6:  # Ramsch: the offender alone loses, as if it had taken every card
-        r[K.R_DECLARER], r[K.R_GAME] = -1, 6
-        r[K.R_SCORE0 + offender] = -120
-        r[K.R_SF0 + offender] = -120
+    if g == RAMSCH:  # the offender alone loses, as if it had taken every card
+        r[R_DECLARER], r[R_GAME] = -1, RAMSCH
+        r[R_SCORE0 + offender] = -120
+        r[R_SF0 + offender] = -120
         return GameResult.from_result_fields(r, state.rules)
     if d is None:  # nobody declared (a bidding error with no pass to substitute): no game
-        r[K.R_DECLARER], r[K.R_GAME] = -1, -1
+        r[R_DECLARER], r[R_GAME] = -1, -1
         return GameResult.from_result_fields(r, state.rules, card_points=False)
     bid = state.bid
     picked = state.skat_picked_up
-    kontra = len(state.observation(offender).kontra)
+    kontra = state.kontra_level
     cards = state.deal.hands[d].mask | state.deal.skat.mask
     if g is None:  # before the declaration: lost at the bid, the cheapest game reaching it
         flags = HAND if state.phase == "declare" and not picked else 0
-        hand = 1 if flags else 0
         options = []
-        for game, base in enumerate(_BASE_VALUES):
+        for game in range(GRAND + 1):
             mat = int(matadors_of(cards, game))
-            options.append((base * (abs(mat) + 1 + hand), game, mat))
+            options.append((int(game_value(game, flags, mat)), game, mat))
         reach = [o for o in options if o[0] >= bid]
-        value, g, mat = min(reach) if reach else max(options, key=lambda o: (o[0], -o[1]))
+        _, g, mat = min(reach) if reach else max(options, key=lambda o: (o[0], -o[1]))
         lp, lt = 60, 1
     else:
         flags = state.contract.flags
-        mat = int(matadors_of(cards, g)) if g < 5 else 0
+        mat = int(matadors_of(cards, g))
         if offender == d:
             lp, lt = 60, 1
         else:
             goal = target_for(state.contract)
             lp, lt = {61: (61, 5), 90: (90, 5), "schwarz": (120, 10), "null": (0, 0)}[goal]
-        if g == 5:
+        if g == NULL:
             lt = 1 if offender == d else 0
-    won, schneider, schwarz, mult, value, overbid, charged, score = settle_core(g, flags, mat, bid, lp, lt, kontra)
-    r[K.R_DECLARER], r[K.R_GAME], r[K.R_FLAGS], r[K.R_BID] = d, g, flags, bid
-    r[K.R_PICKED], r[K.R_KONTRA] = picked, kontra
-    r[K.R_DECL_POINTS] = pts[d] + card_points(state.skat_mask())
-    r[K.R_DECL_TRICKS] = tricks[d]
-    r[K.R_MATADORS] = mat if g < 5 else 0
-    r[K.R_WON], r[K.R_SCHNEIDER], r[K.R_SCHWARZ] = won, schneider, schwarz
-    r[K.R_MULT], r[K.R_VALUE], r[K.R_OVERBID], r[K.R_CHARGED] = mult, value, overbid, charged
-    r[K.R_LIST_SCORE] = score
-    r[K.R_SCORE0 + d] = score
-    for s in range(3):
-        r[K.R_SF0 + s] = sf_points(bool(won), int(score), s, d)
+    settle_into(r, d, g, flags, bid, int(picked), kontra, mat, pts[d] + card_points(state.skat_mask()), tricks[d],
+                lp, lt, False)
     return GameResult.from_result_fields(r, state.rules)
 
 

@@ -545,6 +545,11 @@ class SkatState:
         return CardSet.from_mask(self.trumps_mask())
 
     @property
+    def kontra_level(self) -> int:
+        """Doubling said so far in the Kontra/Re variant: 0 none, 1 Kontra, 2 Re."""
+        return int(self._st[K.F_KONTRA])
+
+    @property
     def skat_picked_up(self) -> bool:
         """The declarer picked up the skat (``False`` in a hand game and before)."""
         return bool(self._st[K.F_PICKED])

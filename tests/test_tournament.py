@@ -283,6 +283,39 @@ def test_forfeit_outcomes_follow_the_rules() -> None:
     assert r.contract in ("D", "H", "S", "C", "G")
 
 
+def _kontra_state(calls: tuple[str, ...]) -> SkatState:
+    from skatsim import SkatRules
+
+    s = SkatState.new_game(seed=3, rules=SkatRules(kontra=True))
+    for a in ("18", "yes", "pass", "pass", "hand", "GH") + calls:
+        s.apply_action(s.string_to_action(a))
+    return s
+
+
+def test_forfeit_under_kontra_re_counts_only_the_doublings_said() -> None:
+    plain = forfeit_result(_declared_state(), 1)  # ISkO: a defender fails, the declarer wins
+    assert plain.list_score == plain.game_value == 72
+    both_passed = _kontra_state(("pass", "pass"))  # the design review's case: 288 before the fix
+    r = forfeit_result(both_passed, 1)
+    assert (r.kontra, r.list_score, r.won) == (0, 72, True)
+    kontra = _kontra_state(("kontra", "pass"))  # Kontra, no Re: doubled
+    assert (forfeit_result(kontra, 1).kontra, forfeit_result(kontra, 1).list_score) == (1, 144)
+    re = _kontra_state(("kontra", "re"))  # Kontra and Re: doubled twice, also when the declarer fails
+    lost = forfeit_result(re, 0)
+    assert (lost.kontra, lost.won, lost.list_score) == (2, False, -2 * 72 * 4)
+
+
+def test_forfeit_in_ramsch_charges_the_offender_alone() -> None:
+    from skatsim import SkatRules
+
+    s = SkatState.new_game(seed=3, rules=SkatRules(ramsch=True))
+    for a in ("pass", "pass", "pass"):
+        s.apply_action(s.string_to_action(a))
+    assert s.phase == "play" and s.game_type == 6
+    r = forfeit_result(s, 2)
+    assert r.ramsch and r.scores == (0, 0, -120) and r.seeger_fabian == (0, 0, -120)
+
+
 @pytest.mark.parametrize("phase, mode", [("play", "raise"), ("play", "illegal"), ("bidding", "raise"),
                                          ("declare", "illegal")])
 def test_a_misbehaving_agent_loses_by_rule_and_the_run_goes_on(phase: str, mode: str, faulty_agent: str) -> None:
