@@ -102,13 +102,15 @@ from numba import njit
 
 from skatsim.bits import derive_seed, popcount
 from skatsim.cards import card_points
-from skatsim.contracts import BASE_VALUES, BID_VALUES, NULL_VALUES
+from skatsim.contracts import BID_VALUES
 from skatsim.deal import deal as _deal
 from skatsim.kernels import game as G
 from skatsim.kernels import policies as P
 from skatsim.kernels.heuristic import _greedy_discard, bid_limit, params_array
 from skatsim.rules import NULL
 from skatsim.scoring import matadors_of, settle_core
+from skatsim.valuation import HAND as HAND_FLAG
+from skatsim.valuation import SCHNEIDER_ANNOUNCED, expected_sf_array, game_value, game_value_array
 
 __all__ = [
     "CONTRACTS", "CONTRACT_GAME", "CONTRACT_HAND", "GAME_LETTERS", "SCHEMA_VERSION", "LabelConfig",
@@ -217,11 +219,19 @@ def label_columns() -> list[str]:
 
 
 def contract_value(game: int, hand: bool, mat: int, level: int = 0) -> int:
-    """Game value of a won contract: ``base x (mat + 1 + hand + level)`` (``level``: the
-    schneider / schwarz levels), or the null value (23, 35 hand)."""
-    if game == NULL:
-        return NULL_VALUES[int(bool(hand))]
-    return BASE_VALUES[game] * (int(mat) + 1 + int(bool(hand)) + int(level))
+    """Game value of a won contract (:func:`skatsim.valuation.game_value`): ``base x (mat + 1
+    + hand + level)`` (``level``: 1 schneider, 2 schneider and schwarz), or the null value
+    (23, 35 hand)."""
+    return int(game_value(game, HAND_FLAG if hand else 0, int(mat), level >= 1, level >= 2))
+
+
+def _world_values(game: int, hand: bool, res: np.ndarray, mat: np.ndarray) -> np.ndarray:
+    """The value of the contract in each world from its outcome code (``res_<c>``: a
+    schneider level when won with 90 or lost schneidered, schwarz when won with every
+    trick) and matadors."""
+    res = np.ascontiguousarray(res, np.int64)
+    m = np.ascontiguousarray(np.broadcast_to(np.asarray(mat, np.int64), res.shape))
+    return game_value_array(game, HAND_FLAG if hand else 0, m, (res >= 2) | (res == -1), res >= 3)
 
 
 def discard_for(twelve: int, game: int) -> int:
@@ -349,20 +359,12 @@ def _outcomes(game: int, points: np.ndarray, tricks: np.ndarray) -> np.ndarray:
     return out
 
 
-def _levels(res: np.ndarray) -> np.ndarray:
-    """Schneider / schwarz levels of per-world outcomes (lost schneidered counts one)."""
-    return (res >= 2).astype(np.int64) + (res >= 3) + (res == -1)
-
-
 def _summaries(game: int, hand: bool, res: np.ndarray, mat: np.ndarray) -> tuple[float, float, float]:
     """``(p, e_list, e_sf)`` of one contract from its per-world outcomes."""
     if len(res) == 0:
         return 0.0, 0.0, 0.0
     won = res >= 1
-    if game == NULL:
-        v = np.full(len(res), NULL_VALUES[int(hand)], np.int64)
-    else:
-        v = BASE_VALUES[game] * (mat[:len(res)] + 1 + int(hand) + _levels(res))
+    v = _world_values(game, hand, res, 0 if game == NULL else mat[:len(res)])
     lst = np.where(won, v, -2 * v)
     p = float(won.mean())
     e = float(lst.mean())
@@ -596,27 +598,22 @@ def expected_at_bid(row: Any, contract: str, bid: int, *, schneider_announced: b
     res = np.asarray(row[f"res_{contract}"], np.int64)
     if len(res) == 0:
         return float("nan")
+    flags = HAND_FLAG if hg else 0
     if g == NULL:
-        v = np.full(len(res), NULL_VALUES[int(hg)], np.int64)
-        base = v
         won = res >= 1
+        v = _world_values(g, hg, res, 0)
     else:
         mat = np.asarray(row[f"mat_{GAME_LETTERS[g]}"], np.int64)[:len(res)]
-        lv = _levels(res)
         if schneider_announced:
             if not hg:
                 raise ValueError("schneider can only be announced in a hand game")
+            flags |= SCHNEIDER_ANNOUNCED
             won = res >= 2
-            lv = 2 + (res >= 3)
+            v = game_value_array(g, flags, np.ascontiguousarray(mat), np.ones(len(res), np.bool_), res >= 3)
         else:
             won = res >= 1
-        base = np.full(len(res), BASE_VALUES[g], np.int64)
-        v = base * (mat + 1 + int(hg) + lv)
-    over = v < bid
-    charged = np.where(over, base * -(-bid // base), v)
-    won = won & ~over
-    lst = np.where(won, charged, -2 * charged)
-    sf = lst + np.where(won, 50, -50) - np.where(won, 0, 2 * defender_bonus)
+            v = _world_values(g, hg, res, mat)
+    sf = expected_sf_array(won.astype(np.float64), v, g, flags, bid, defender_bonus)
     return float(sf.mean())
 
 

@@ -40,7 +40,7 @@ from .rules import GRAND, NULL, RAMSCH
 from .valuation import (HAND, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, SF_DEFENDER_3, SF_DEFENDER_4, SF_WON, charged_value,
                         game_value, multiplier)
 
-__all__ = ["matadors_of", "settle_core", "sf_points", "settle", "GameResult", "possible_declarer_points",
+__all__ = ["matadors_of", "matadors_many", "settle_core", "sf_points", "settle", "GameResult", "possible_declarer_points",
            "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4", "settle_into"]
 
 
@@ -65,6 +65,15 @@ def matadors_of(cards: int, game: int) -> int:
         return n if gaps == 0 else n - 1 - msb(gaps)
     # without: number of missing trumps above the highest one held
     return -n if seq == 0 else -(n - 1 - msb(seq))
+
+
+@njit(cache=True)
+def matadors_many(cards, game: int) -> np.ndarray:
+    """:func:`matadors_of` of every mask in the array ``cards`` (int64)."""
+    out = np.empty(cards.shape[0], dtype=np.int64)
+    for i in range(cards.shape[0]):
+        out[i] = matadors_of(cards[i], game)
+    return out
 
 
 @njit(cache=True)

@@ -37,7 +37,7 @@ from .rules import NULL
 
 __all__ = ["HAND", "SCHNEIDER_ANNOUNCED", "SCHWARZ_ANNOUNCED", "OUVERT", "BASE_VALUES", "NULL_VALUES",
            "base_value", "null_value", "multiplier", "game_value", "charged_value", "expected_sf",
-           "expected_sf_array", "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4"]
+           "expected_sf_array", "game_value_array", "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4"]
 
 #: Announcement flags of a contract (bits of ``flags``).
 HAND, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, OUVERT = 1, 2, 4, 8
@@ -135,11 +135,22 @@ def expected_sf(p: float, value: int, charged: int, loss_penalty: float = 0.0) -
 
 
 @njit(cache=True)
-def expected_sf_array(p, value, charged, loss_penalty: float = 0.0) -> np.ndarray:
-    """:func:`expected_sf` element by element over arrays of the same shape (flattened)."""
-    p, value, charged = p.ravel(), value.ravel(), charged.ravel()
-    out = np.empty(p.shape[0], dtype=np.float64)
-    for i in range(p.shape[0]):
-        out[i] = expected_sf(p[i], value[i], charged[i], loss_penalty)
+def game_value_array(game: int, flags: int, matadors, schneider, schwarz) -> np.ndarray:
+    """:func:`game_value` per entry of arrays of matadors and reached levels (one world or
+    hand each)."""
+    n = matadors.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        out[i] = game_value(game, flags, matadors[i], schneider[i], schwarz[i])
     return out
 
+
+@njit(cache=True)
+def expected_sf_array(p, value, game: int, flags: int, bid: int, loss_penalty: float = 0.0) -> np.ndarray:
+    """:func:`expected_sf` per entry of arrays ``p`` (winning chances) and ``value`` (game
+    values) of one contract at ``bid``, each charged by :func:`charged_value`."""
+    n = p.shape[0]
+    out = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        out[i] = expected_sf(p[i], value[i], charged_value(game, flags, value[i], bid), loss_penalty)
+    return out
