@@ -159,6 +159,20 @@ def _resolve_agents(agents: Sequence[Any]) -> list[Any]:
     return out
 
 
+def _illegal_text(name: str, seat: int, phase: str, action: Any, state: SkatState) -> str:
+    """What an agent returned that the table cannot use, and what it should have returned."""
+    legal = " ".join(action_to_string(a) for a in state.legal_actions())
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return (f"agent {name!r} (seat {seat}) returned {action!r} ({type(action).__name__}) in phase {phase}: "
+                f"act() must return an action id (an int, one of obs.legal_actions); legal: {legal}")
+    try:
+        text = repr(action_to_string(int(action)))
+    except (ValueError, TypeError, IndexError):
+        text = "not an action id"
+    return (f"agent {name!r} (seat {seat}) returned the illegal action {int(action)} ({text}) in phase {phase}; "
+            f"legal: {legal}")
+
+
 class Table:
     """Three agents and one game, stepped one decision at a time.
 
@@ -262,17 +276,10 @@ class Table:
         ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
         if ok:
             action = int(action)
-            ok = action in obs.legal_actions
+            ok = state.is_legal(action)  # the state's rules, never the agent's copy of the list
         if not ok:
-            try:
-                text = repr(action_to_string(action))
-            except (ValueError, TypeError, IndexError):
-                text = "not an action id"
-            legal = " ".join(action_to_string(a) for a in obs.legal_actions)
-            raise IllegalActionError(
-                f"agent {_agent_name(agent)!r} (seat {seat}) returned the illegal action {action!r} ({text}) "
-                f"in phase {phase}; legal: {legal}", agent=_agent_name(agent), seat=seat, phase=phase,
-                action=action)
+            raise IllegalActionError(_illegal_text(_agent_name(agent), seat, phase, action, state),
+                                     agent=_agent_name(agent), seat=seat, phase=phase, action=action)
         self._apply(seat, action, phase)
         return seat, action
 

@@ -346,6 +346,42 @@ def test_a_misbehaving_agent_loses_by_rule_and_the_run_goes_on(phase: str, mode:
     assert "errors" in r.table()
 
 
+class _Sneaky:
+    """Tries to widen its own legal list, then plays what it added (an illegal card)."""
+
+    name = "sneaky"
+
+    def act(self, obs) -> int:  # noqa: ANN001
+        illegal = next(a for a in range(32) if a not in obs.legal_actions)
+        try:
+            obs.legal_actions.append(illegal)  # a tuple: AttributeError
+        except AttributeError:
+            pass
+        return illegal if obs.phase == "play" else obs.legal_actions[0]
+
+
+class _Stringly:
+    name = "stringly"
+
+    def act(self, obs) -> int:  # noqa: ANN001
+        return str(obs.legal_actions[0])
+
+
+def test_the_table_checks_actions_against_the_state_not_the_agents_copy() -> None:
+    g = play([_Sneaky(), "rule_based", "rule_based"], seed=5, on_error="forfeit")
+    assert g.errors and isinstance(g.errors[0], IllegalActionError) and g.forfeit is not None
+    s = SkatState.new_game(seed=5)
+    obs = s.observation(1)
+    with pytest.raises((AttributeError, TypeError)):
+        obs.legal_actions.append(0)
+    with pytest.raises(ValueError):
+        obs.view[0] = 1
+    with pytest.raises(TypeError):
+        obs.views["hand"] = obs.views["legal"]  # type: ignore[index]
+    with pytest.raises(IllegalActionError, match=r"returned '32' \(str\).*must return an action id"):
+        play([_Stringly(), _Stringly(), _Stringly()], seed=5)
+
+
 def test_time_limit_turns_a_slow_decision_into_an_error() -> None:
     g = play([_Faulty("bidding", "slow"), "rule_based", "rule_based"], seed=5, time_limit=0.05, on_error="forfeit")
     assert g.errors and all(isinstance(e, TimeLimitError) for e in g.errors)
