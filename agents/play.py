@@ -16,8 +16,12 @@ tournaments use) the error is recorded (:attr:`PlayedGame.errors`) and the game 
 rules-based outcome instead, as for a rule violation under ISkO 4.1.4/4.1.5 (the guilty
 side loses, at the simple level). ``time_limit=`` seconds per decision makes a decision
 that takes longer an error of the same kind (:class:`TimeLimitError`; on POSIX the agent
-is interrupted with ``SIGALRM`` when it runs in the main thread, otherwise its late
-answer is discarded). The outcome (:func:`forfeit_result`):
+is interrupted when it runs in the main thread, otherwise its late answer is discarded).
+The limit counts the agent's own CPU time (:func:`agent_clock`: neither the machine's load
+nor the table's work, garbage collection included, counts; resolution about 1 µs; an
+interrupt arrives within a kernel tick, 4-10 ms, of the limit, see :class:`_deadline`), and
+so do the decision times the table reports. The
+outcome (:func:`forfeit_result`):
 
 - **bidding** and **Kontra/Re**: the offender is treated as having passed (said nothing)
   and the game goes on; if it errs again later, the rules below apply then;
@@ -47,6 +51,7 @@ points with the skat); ``won``, the levels, the value and the scores follow the 
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -64,7 +69,7 @@ from skatsim.state import SkatState
 from .base import AgentSpec, make_agent
 
 __all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "TimeLimitError",
-           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR"]
+           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock"]
 
 #: What :class:`Table` does when an agent fails: raise, or record it and settle the game.
 ON_ERROR = ("raise", "forfeit")
@@ -99,37 +104,69 @@ class TimeLimitError(AgentError, TimeoutError):
 
 
 class _Alarm(BaseException):
-    """Raised by the SIGALRM handler inside a slow agent (a BaseException, so an agent's
+    """Raised by the timer signal handler inside a slow agent (a BaseException, so an agent's
     ``except Exception`` cannot swallow it)."""
 
 
+def agent_clock() -> float:
+    """The clock of per-decision time limits and decision times: this process's CPU time
+    (:func:`time.process_time`, user + system, every thread; resolution about 1 µs here), so
+    neither the machine's load nor time spent waiting counts, only the agent's own work."""
+    return time.process_time()
+
+
 class _deadline:
-    """Interrupt the ``with`` body after ``seconds`` (POSIX, main thread only; else a no-op)."""
+    """Interrupt the ``with`` body once it has used ``seconds`` of CPU time (POSIX, main
+    thread only; elsewhere a no-op and the table only checks the time afterwards).
+
+    The CPU timer (``ITIMER_PROF``) is sampled at the kernel's tick, so an interrupt comes
+    within about one tick (4-10 ms) of the limit; it repeats every millisecond until the
+    body stops, in case the first one lands where Python cannot raise it (a ``__del__``).
+    A wall-clock backstop (``ITIMER_REAL``, 10 x the limit + 1 s) stops an agent that
+    waits instead of computing. Interrupts never escape the ``with`` block: after it they
+    are ignored, and inside it the ones Python reports as unraisable are silenced.
+    """
 
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
         self.armed = False
+        self.active = False
 
     def __enter__(self) -> "_deadline":
         import signal
+        import sys
         import threading
 
         if (self.seconds is not None and hasattr(signal, "setitimer")
                 and threading.current_thread() is threading.main_thread()):
-            def on_alarm(signum: int, frame: Any) -> None:
-                raise _Alarm()
+            def on_timer(signum: int, frame: Any) -> None:
+                if self.active:
+                    raise _Alarm()
 
-            self._old = signal.signal(signal.SIGALRM, on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-            self.armed = True
+            def hook(unraisable: Any) -> None:
+                if not isinstance(unraisable.exc_value, _Alarm):
+                    self._old_hook(unraisable)
+
+            self._old = (signal.signal(signal.SIGPROF, on_timer), signal.signal(signal.SIGALRM, on_timer))
+            self._old_hook = sys.unraisablehook
+            sys.unraisablehook = hook
+            self.active = self.armed = True
+            signal.setitimer(signal.ITIMER_PROF, self.seconds, 0.001)
+            signal.setitimer(signal.ITIMER_REAL, 10 * self.seconds + 1.0, 0.001)
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.active = False
         if self.armed:
             import signal
+            import sys
 
+            signal.setitimer(signal.ITIMER_PROF, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._old)
+            signal.signal(signal.SIGPROF, self._old[0])
+            signal.signal(signal.SIGALRM, self._old[1])
+            sys.unraisablehook = self._old_hook
+            self.armed = False
 
 
 def deal_seed_of_deal(deal: Deal) -> int:
@@ -253,26 +290,31 @@ class Table:
         phase = state.phase
         name = _agent_name(agent)
         limit = self.time_limit
-        t0 = time.perf_counter()
+        collect = gc.isenabled()
+        gc.disable()  # the interpreter's garbage collection is the table's time, not the agent's
+        t0 = agent_clock()
         try:
             with _deadline(limit):
                 action = agent.act(obs)
         except _Alarm:
-            dt = time.perf_counter() - t0
+            dt = agent_clock() - t0
             self.decision_time[seat] += dt
             self.decisions[seat] += 1
             raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {limit:g} s in phase "
-                                 f"{phase} (interrupted after {dt:.3f} s)", agent=name, seat=seat,
+                                 f"{phase} (interrupted after {dt:.3f} s of CPU time)", agent=name, seat=seat,
                                  phase=phase) from None
         except Exception as e:
             raise AgentError(f"agent {name!r} (seat {seat}) raised {type(e).__name__} in phase "
                              f"{phase}: {e}", agent=name, seat=seat, phase=phase) from e
-        dt = time.perf_counter() - t0
+        finally:
+            if collect:
+                gc.enable()
+        dt = agent_clock() - t0
         self.decision_time[seat] += dt
         self.decisions[seat] += 1
         if limit is not None and dt > limit:
             raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {limit:g} s in phase "
-                                 f"{phase} ({dt:.3f} s)", agent=name, seat=seat, phase=phase)
+                                 f"{phase} ({dt:.3f} s of CPU time)", agent=name, seat=seat, phase=phase)
         ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
         if ok:
             action = int(action)
