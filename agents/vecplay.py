@@ -41,18 +41,17 @@ from __future__ import annotations
 
 import math
 import time
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from skatsim.actions import PASS, action_to_string
+from skatsim.actions import PASS
 from skatsim.bits import seat_stream
 from skatsim.kernels import game as K
 from skatsim.options import ISKO, SkatRules
 from skatsim.simulate import RESULT_DTYPE
 from skatsim.state import SkatState
-from skatsim.table import RESULT_COLUMNS
+from skatsim.table import RESULT_COLUMNS, auction_text
 from skatsim.vec import MAX_ACTIONS, VecEnv
 
 from .base import AgentSpec
@@ -72,11 +71,6 @@ ROW_COLUMNS: tuple[str, ...] = (("board", "deal_id") + RESULT_COLUMNS
 
 _DISCARD = K.PH_DISCARD
 _BID = K.PH_BID
-
-
-@lru_cache(maxsize=1 << 16)
-def _auction(calls: tuple[int, ...], players: tuple[int, ...]) -> str:
-    return " ".join(f"{p}:{action_to_string(a)}" for p, a in zip(players, calls))
 
 
 class _Kind:
@@ -225,7 +219,7 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
         for j, slot in enumerate(slots.tolist()):
             bb = int(b[j])
             q = int(nb[j])
-            auction[bb] = _auction(tuple(h[j, :q].tolist()), tuple((meta[j, :q] & 3).tolist()))
+            auction[bb] = auction_text(h[j, :q].tolist())
             g = games[slot]
             if g is not None:
                 if forfeit is None:

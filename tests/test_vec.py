@@ -204,7 +204,7 @@ def _env_states(rules: SkatRules, n: int = 24, steps: int = 400, seed: int = 2) 
                 s = SkatState.new_game(seed=int(env.deal_seed[i]), rules=rules)
                 for a in env.history[i, :env.n_actions[i]]:
                     s.apply_action(int(a))
-                assert np.array_equal(s._st, env.state[i])
+                assert np.array_equal(s.vector, env.state[i])
                 out.append(s)
         env.step(env.random_actions())
     return out
@@ -221,8 +221,8 @@ def test_encoder_reads_only_the_masked_view(rules: SkatRules) -> None:
     for s in _env_states(rules, n=12, steps=300):
         phases.add(s.phase)
         for q in range(3):
-            observe_into(s._st, q, full)
-            K.mask_view(s._st, q, view)
+            observe_into(s.vector, q, full)
+            K.mask_view(s.vector, q, view)
             observe_into(view, q, masked)
             assert np.array_equal(full, masked)
     assert phases >= {"bidding", "skat", "discard", "declare", "play"}
@@ -241,9 +241,9 @@ def test_redealing_hidden_cards_keeps_the_batch_observation(rules: SkatRules) ->
     for q in range(3):
         worlds = [resample(s, q, rng) for s in states]
         for i, (s, w) in enumerate(zip(states, worlds)):
-            env_a.state[i] = s._st
-            env_b.state[i] = w._st
-            changed += int(not np.array_equal(s._st, w._st))
+            env_a.state[i] = s.vector
+            env_b.state[i] = w.vector
+            changed += int(not np.array_equal(s.vector, w.vector))
         oa, ob = env_a.observe(q), env_b.observe(q)
         assert np.array_equal(oa, ob)
     assert changed > m  # the worlds really differ in the hidden cards
