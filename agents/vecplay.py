@@ -31,8 +31,9 @@ True
 
 Rows: :data:`ROW_COLUMNS`: ``board`` (index into ``boards``), ``deal_id``, the result
 columns of :mod:`skatsim.table` (``deal_index`` is the ``deal_id``), ``auction``
-(``"1:18 0:yes 1:pass 2:pass"``), ``time_0..2`` (seconds the seat's agent spent deciding;
-NaN for a compiled seat; a batch call's time shared among its games), ``error`` and
+(``"1:18 0:yes 1:pass 2:pass"``), ``time_0..2`` (CPU seconds the seat's agent spent
+deciding, :func:`agents.play.agent_clock`; NaN for a compiled seat; a batch call's time
+shared among its games), ``error`` and
 ``error_seats`` (bit ``s``: seat ``s``'s agent failed); ``attrs["actions"]`` holds every
 board's actions (int16, -1 padded).
 """
@@ -40,7 +41,6 @@ board's actions (int16, -1 padded).
 from __future__ import annotations
 
 import math
-import time
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -55,7 +55,7 @@ from skatsim.table import RESULT_COLUMNS, auction_text
 from skatsim.vec import MAX_ACTIONS, VecEnv
 
 from .base import AgentSpec
-from .play import HIDDEN, ON_ERROR, AgentError, _agent_name, check_action, decide, forfeit_result
+from .play import HIDDEN, ON_ERROR, AgentError, _agent_name, agent_clock, check_action, decide, forfeit_result
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -319,14 +319,14 @@ def _python_decision(env: VecEnv, g: _Game, slot: int, seat: int, time_limit: fl
 def _batch_decision(env: VecEnv, games: list, k: _Kind, idx: list[int], time_limit: float | None,
                     acts: np.ndarray, fail: Any) -> None:
     sl = np.array(idx, dtype=np.int64)
-    t0 = time.perf_counter()
+    t0 = agent_clock()
     try:
         out = k.batch.act_batch(env.obs[sl], env.legal_mask[sl])
         out = np.asarray(out)
         if out.shape != (len(idx),):
             raise ValueError(f"act_batch returned shape {out.shape} for {len(idx)} observations")
     except Exception as e:
-        dt = (time.perf_counter() - t0) / len(idx)
+        dt = (agent_clock() - t0) / len(idx)
         for slot in idx:
             seat = int(env.to_move[slot])
             phase = K.PHASE_NAMES[int(env.state[slot, K.F_PHASE])]
@@ -334,7 +334,7 @@ def _batch_decision(env: VecEnv, games: list, k: _Kind, idx: list[int], time_lim
                              f"{phase}: {e}", agent=k.name, seat=seat, phase=phase)
             fail(slot, err, acts)
         return
-    dt = (time.perf_counter() - t0) / len(idx)
+    dt = (agent_clock() - t0) / len(idx)
     for j, slot in enumerate(idx):
         g = games[slot]
         seat = int(env.to_move[slot])
