@@ -68,8 +68,8 @@ _REWARD_CODE = {"sf": KV.REWARD_SF, "zero_sum": KV.REWARD_ZERO_SUM, "list": KV.R
 #: A seat played by the caller (``policies=`` entry ``None``).
 EXTERNAL = None
 MAX_ACTIONS = KS.MAX_ACTIONS
-#: Below this many games (or with ``threads=1``) the serial twins of the kernels run: the
-#: same per-game code without thread-pool wake-ups.
+#: Below this many games the kernels run on one numba thread (waking the thread pool costs
+#: more than the work); the games are the same for any thread count.
 _PARALLEL_FROM = 64
 
 
@@ -323,11 +323,7 @@ class VecEnv:
         self._nobuf = TrajectoryBuffer(1, 1)
         self._started = False
         self._closed = False
-        serial = self.threads == 1 or n < _PARALLEL_FROM
-        self._k_step = KV.step_kernel_serial if serial else KV.step_kernel
-        self._k_reset = KV.reset_kernel_serial if serial else KV.reset_kernel
-        self._k_observe = KV.observe_kernel_serial if serial else KV.observe_kernel
-        self._k_random = KV.random_actions_serial if serial else KV.random_actions
+        self._run_threads = 1 if n < _PARALLEL_FROM else self.threads
 
     # ------------------------------------------------------------------ configuration
     def _policy_index(self, entry: Any) -> int:
@@ -489,8 +485,8 @@ class VecEnv:
         self.serial[idx] = np.arange(ser, ser + k, dtype=np.int64)
         self._counters[1] = ser + k
         b = self._buf()
-        with _threads(self.threads):
-            self._k_reset(idx, self.state, self._view, self.deal_seed, self.deal_index, self.serial,
+        with _threads(self._run_threads):
+            KV.reset_kernel(idx, self.state, self._view, self.deal_seed, self.deal_index, self.serial,
                             self.rules.flags, self._kind, self.seat_rng, self.history, self._hmeta, self.n_actions,
                             self._ctrl, self._pol_pid, self._pol_params, self.obs, self.legal_mask, self.to_move,
                             self.done, self.rewards, self.last_results, self._rbuf, self.buffer is not None,
@@ -543,8 +539,8 @@ class VecEnv:
             i = int(np.argmax(b.fill))
             raise BufferFullError(f"the trajectory buffer's column for game {i} is full ({b.T} rows): call "
                                   "buffer.take() (or make T larger than one game's decisions plus a round's)")
-        with _threads(self.threads):
-            bad = self._k_step(self.state, self._view, a, self._ok, self.deal_seed, self.deal_index, self.serial,
+        with _threads(self._run_threads):
+            bad = KV.step_kernel(self.state, self._view, a, self._ok, self.deal_seed, self.deal_index, self.serial,
                                  self._counters, self._smul, self.rules.flags, self._kind, self.auto_reset,
                                  self.seat_rng, self.history, self._hmeta, self.n_actions, self._ctrl,
                                  self._pol_pid, self._pol_params, self.obs, self.legal_mask, self.to_move,
@@ -581,8 +577,8 @@ class VecEnv:
             out = np.empty(self.n, dtype=np.int64)
         elif out.shape != (self.n,) or out.dtype != np.int64:
             raise ActionArrayError(f"out must be an int64 array of shape ({self.n},)")
-        with _threads(self.threads):
-            self._k_random(self.state, self.seat_rng, out)
+        with _threads(self._run_threads):
+            KV.random_actions(self.state, self.seat_rng, out)
         return out
 
     def observe(self, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -595,8 +591,8 @@ class VecEnv:
         elif out.shape != (self.n, OBS_SIZE) or out.dtype != np.float32:
             raise ValueError(f"out must be float32 of shape ({self.n}, {OBS_SIZE})")
         view = np.empty_like(self._view)
-        with _threads(self.threads):
-            self._k_observe(self.state, view, int(seat), out)
+        with _threads(self._run_threads):
+            KV.observe_kernel(self.state, view, int(seat), out)
         return out
 
     def close(self) -> None:

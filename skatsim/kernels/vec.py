@@ -44,8 +44,7 @@ from .policies import POLICY_RANDOM, act
 from .simulate import _store, deal_seed_of
 
 __all__ = ["REWARD_SF", "REWARD_ZERO_SUM", "REWARD_LIST", "EXTERNAL", "MASK_FIELDS", "step_kernel",
-           "step_kernel_serial", "reset_kernel", "reset_kernel_serial", "observe_kernel", "observe_kernel_serial",
-           "random_actions", "random_actions_serial", "sample_masks", "take_rows", "pack_view", "unpack_view"]
+           "reset_kernel", "observe_kernel", "random_actions", "sample_masks", "take_rows", "pack_view", "unpack_view"]
 
 REWARD_SF, REWARD_ZERO_SUM, REWARD_LIST = 0, 1, 2
 EXTERNAL = -1  # ctrl entry of a seat played by the caller
@@ -173,8 +172,8 @@ def _emit(st, view, obs, mask, to_move, i) -> None:
 
 
 # ----------------------------------------------------------------------------- kernels
-# Each kernel has a parallel (prange) and a serial twin built from the same per-game
-# functions: the serial one serves one thread and small batches (no thread-pool wake-ups).
+# The kernels are loops over games of per-game functions; ``skatsim.vec`` runs small batches
+# on one numba thread (no thread-pool wake-ups), large ones on the threads asked for.
 
 
 @njit(cache=True, inline='always')
@@ -237,103 +236,83 @@ def _refresh_one(st, view, deal_seed, options, auto_reset, rng, hist, hmeta, nac
     _emit(st, view, obs, mask, to_move, i)
 
 
-def _make_step(parallel: bool):
-    loop = prange if parallel else range
+@njit(cache=True, parallel=True)
+def step_kernel(st, view, actions, ok, deal_seed, deal_index, serial, counters, smul, options, kind, auto_reset,
+                rng, hist, hmeta, nact, ctrl, pol_pid, pol_params,
+                obs, mask, to_move, done, rew, results, rbuf, last_hist, last_nact,
+                rec, rec_seat, bview, bseat, bact, bgame, brtg, bfill, bstart):
+    """One action per game for the seat to move (ignored in finished games), then the
+    compiled seats, settlement, auto-reset (``auto_reset``) and the new observations.
 
-    def step_kernel(st, view, actions, ok, deal_seed, deal_index, serial, counters, smul, options, kind, auto_reset,
-                    rng, hist, hmeta, nact, ctrl, pol_pid, pol_params,
-                    obs, mask, to_move, done, rew, results, rbuf, last_hist, last_nact,
-                    rec, rec_seat, bview, bseat, bact, bgame, brtg, bfill, bstart):
-        """One action per game for the seat to move (ignored in finished games), then the
-        compiled seats, settlement, auto-reset (``auto_reset``) and the new observations.
-
-        Every action is checked first: if any is illegal nothing changes and the index of the
-        first such game is returned (else -1). ``counters = [next deal index, next serial]``.
-        """
-        n = st.shape[0]
-        for i in loop(n):
-            ok[i] = st[i, G.F_PHASE] == G.PH_DONE or G.is_legal(st[i], actions[i])
-        for i in range(n):
-            if not ok[i]:
-                return i
-        for i in loop(n):
-            _apply_one(st, view, actions, deal_seed, deal_index, serial, kind, rng, hist, hmeta, nact, ctrl, pol_pid,
-                       pol_params, done, rew, results, rbuf, rec, rec_seat, bview, bseat, bact, bgame, brtg, bfill,
-                       bstart, i)
-        if auto_reset:
-            _renumber(done, deal_seed, deal_index, serial, counters, smul)
-        for i in loop(n):
-            _refresh_one(st, view, deal_seed, options, auto_reset, rng, hist, hmeta, nact, ctrl, pol_pid, pol_params,
-                         obs, mask, to_move, done, last_hist, last_nact, i)
-        return -1
-
-    return step_kernel
+    Every action is checked first: if any is illegal nothing changes and the index of the
+    first such game is returned (else -1). ``counters = [next deal index, next serial]``.
+    """
+    n = st.shape[0]
+    for i in prange(n):
+        ok[i] = st[i, G.F_PHASE] == G.PH_DONE or G.is_legal(st[i], actions[i])
+    for i in range(n):
+        if not ok[i]:
+            return i
+    for i in prange(n):
+        _apply_one(st, view, actions, deal_seed, deal_index, serial, kind, rng, hist, hmeta, nact, ctrl, pol_pid,
+                   pol_params, done, rew, results, rbuf, rec, rec_seat, bview, bseat, bact, bgame, brtg, bfill,
+                   bstart, i)
+    if auto_reset:
+        _renumber(done, deal_seed, deal_index, serial, counters, smul)
+    for i in prange(n):
+        _refresh_one(st, view, deal_seed, options, auto_reset, rng, hist, hmeta, nact, ctrl, pol_pid, pol_params,
+                     obs, mask, to_move, done, last_hist, last_nact, i)
+    return -1
 
 
-def _make_reset(parallel: bool):
-    loop = prange if parallel else range
 
-    def reset_kernel(games, st, view, deal_seed, deal_index, serial, options, kind,
-                     rng, hist, hmeta, nact, ctrl, pol_pid, pol_params,
-                     obs, mask, to_move, done, rew, results, rbuf, rec, bseat, brtg, bfill, bstart) -> None:
-        """Deal games ``games`` afresh (their ``deal_seed`` / ``deal_index`` / ``serial`` set by the
-        caller), play their compiled seats, and settle those that end before a caller's seat moves
-        (all seats compiled). An in-flight game's buffered rows are dropped."""
-        for j in loop(games.shape[0]):
-            i = games[j]
-            done[i] = False
-            for s in range(3):
-                rew[i, s] = 0.0
-            if rec:
-                bfill[i] = bstart[i]
-            _deal(st, rng, nact, deal_seed, i, options)
-            _autoplay(st, view, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
-            if st[i, G.F_PHASE] == G.PH_DONE:
-                _finish(st, rbuf, results, deal_index, deal_seed, nact, kind, rew, done, i,
-                        rec, bseat, brtg, bfill, bstart)
-            _emit(st, view, obs, mask, to_move, i)
-
-    return reset_kernel
+@njit(cache=True, parallel=True)
+def reset_kernel(games, st, view, deal_seed, deal_index, serial, options, kind,
+                 rng, hist, hmeta, nact, ctrl, pol_pid, pol_params,
+                 obs, mask, to_move, done, rew, results, rbuf, rec, bseat, brtg, bfill, bstart) -> None:
+    """Deal games ``games`` afresh (their ``deal_seed`` / ``deal_index`` / ``serial`` set by the
+    caller), play their compiled seats, and settle those that end before a caller's seat moves
+    (all seats compiled). An in-flight game's buffered rows are dropped."""
+    for j in prange(games.shape[0]):
+        i = games[j]
+        done[i] = False
+        for s in range(3):
+            rew[i, s] = 0.0
+        if rec:
+            bfill[i] = bstart[i]
+        _deal(st, rng, nact, deal_seed, i, options)
+        _autoplay(st, view, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
+        if st[i, G.F_PHASE] == G.PH_DONE:
+            _finish(st, rbuf, results, deal_index, deal_seed, nact, kind, rew, done, i,
+                    rec, bseat, brtg, bfill, bstart)
+        _emit(st, view, obs, mask, to_move, i)
 
 
-def _make_observe(parallel: bool):
-    loop = prange if parallel else range
 
-    def observe_kernel(st, view, seat, out) -> None:
-        """``seat``'s observation of every game (from its masked view) into ``out``."""
-        for i in loop(st.shape[0]):
-            G.mask_view(st[i], seat, view[i])
-            observe_into(view[i], seat, out[i])
-
-    return observe_kernel
+@njit(cache=True, parallel=True)
+def observe_kernel(st, view, seat, out) -> None:
+    """``seat``'s observation of every game (from its masked view) into ``out``."""
+    for i in prange(st.shape[0]):
+        G.mask_view(st[i], seat, view[i])
+        observe_into(view[i], seat, out[i])
 
 
-def _make_random(parallel: bool):
-    loop = prange if parallel else range
 
-    def random_actions(st, rng, out) -> None:
-        """A uniformly random legal action per game for the seat to move, drawn from that
-        seat's stream ``rng[i, seat]`` (the random policy of ``simulate``); -1 where done."""
-        for i in loop(st.shape[0]):
-            p = st[i, G.F_PLAYER]
-            if st[i, G.F_PHASE] == G.PH_DONE or p < 0:
-                out[i] = -1
-                continue
-            a, r = G.random_action(st[i], rng[i, p])
-            rng[i, p] = r
-            out[i] = a
-
-    return random_actions
+@njit(cache=True, parallel=True)
+def random_actions(st, rng, out) -> None:
+    """A uniformly random legal action per game for the seat to move, drawn from that
+    seat's stream ``rng[i, seat]`` (the random policy of ``simulate``); -1 where done."""
+    for i in prange(st.shape[0]):
+        p = st[i, G.F_PLAYER]
+        if st[i, G.F_PHASE] == G.PH_DONE or p < 0:
+            out[i] = -1
+            continue
+        a, r = G.random_action(st[i], rng[i, p])
+        rng[i, p] = r
+        out[i] = a
 
 
-step_kernel = njit(cache=True, parallel=True)(_make_step(True))
-step_kernel_serial = njit(cache=True)(_make_step(False))
-reset_kernel = njit(cache=True, parallel=True)(_make_reset(True))
-reset_kernel_serial = njit(cache=True)(_make_reset(False))
-observe_kernel = njit(cache=True, parallel=True)(_make_observe(True))
-observe_kernel_serial = njit(cache=True)(_make_observe(False))
-random_actions = njit(cache=True, parallel=True)(_make_random(True))
-random_actions_serial = njit(cache=True)(_make_random(False))
+
 
 
 @njit(cache=True, parallel=True)
