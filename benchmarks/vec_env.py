@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--reps", type=int, default=5, help="time boxes per path; the best counts (default 5)")
     ap.add_argument("--games", type=int, default=4096, help="games stepped together (default 4096)")
     ap.add_argument("--seed", type=int, default=2024)
-    ap.add_argument("--paths", default="1,2,3,4,5,6,7", help="comma-separated paths to run (default: all)")
+    ap.add_argument("--paths", default="1,2,3,4,5,6,7,7b", help="comma-separated paths to run (default: all)")
     ap.add_argument("--child-torch", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--child-out", default="", help=argparse.SUPPRESS)
     add_output_args(ap, "vec_env")
