@@ -37,7 +37,7 @@ class TournamentResult:
     @classmethod
     def from_games(cls, games: "pd.DataFrame") -> "TournamentResult":
         """Rebuild from a games table whose ``attrs`` carry the configuration."""
-        return cls(games, TournamentConfig.from_dict(games.attrs))
+        return cls(games, TournamentConfig.from_dict(games.attrs, placeholders=True))
 
     def summary(self) -> "pd.DataFrame":
         """Per-agent summary (:func:`agent_summary`)."""
