@@ -16,7 +16,8 @@ The config (JSON) has four parts:
 - ``seed``, ``study`` and ``out`` (``runs_dir``: the folder of run directories, relative to
   the current folder; default ``runs``).
 
-A run writes ``<runs_dir>/<study>__<seed>__<time>/``: ``config.json``, ``metrics.json``,
+A run writes ``<runs_dir>/<study>__<seed>__<time>/``: ``manifest.json`` (the config, versions,
+commit and command line; :mod:`skatsim.runs`), ``metrics.json``,
 ``history.csv``, ``calibration.csv``, ``calibration.png``, ``model.pt`` + ``model.json``, and
 ``checkpoint.pt`` after every epoch (``--resume RUN`` goes on from it after a Ctrl-C or a
 crash). It prints the validation metrics and the reliability table. Nothing is written
@@ -244,7 +245,9 @@ def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = No
         stamp = time.strftime("%Y%m%d-%H%M%S")
         run = Path(cfg["out"]["runs_dir"]) / f"{cfg['study']}__{seed}__{stamp}"
         run.mkdir(parents=True, exist_ok=True)
-        (run / "config.json").write_text(json.dumps(cfg, indent=1))
+        from skatsim.runs import write_manifest
+
+        write_manifest(run, "training:bidding", cfg, argv=sys.argv, status="running")
     else:
         run = Path(resume)
     print(f"training run: {run}", file=sys.stderr)
@@ -410,7 +413,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_bidding.py") -> i
                     help="folder of the run directories (relative to the current one; default: the config's "
                          "out.runs_dir, runs)")
     ap.add_argument("--resume", metavar="RUN", default=None,
-                    help="go on with the interrupted training in run directory RUN (its config.json)")
+                    help="go on with the interrupted training in run directory RUN (the config of its manifest)")
     ap.add_argument("--ship", metavar="NAME", default=None,
                     help="after training (or, with --resume of a finished run, at once) copy the model to "
                          "agents/models/NAME, where neural_bidder:model=agents/models/NAME finds it")
@@ -463,10 +466,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_bidding.py") -> i
         raise ValueError("--force needs --ship NAME")
     if a.resume:
         if a.config or a.set:
-            raise ValueError("--resume RUN trains with RUN's config.json; give no --config or --set")
-        if not (Path(a.resume) / "config.json").is_file():
-            raise FileNotFoundError(f"{a.resume!r} is not a training run directory (no config.json)")
-        cfg = _merge(DEFAULTS, json.loads((Path(a.resume) / "config.json").read_text()))
+            raise ValueError("--resume RUN trains with the config of RUN's manifest; give no --config or --set")
+        from skatsim.runs import read_manifest
+
+        man = read_manifest(a.resume)
+        if man.get("kind") != "training:bidding":
+            raise ValueError(f"{a.resume!r} holds a {man.get('kind')} run, not a bidding-network training")
+        cfg = _merge(DEFAULTS, man["config"])
         _check_types(cfg, DEFAULTS)
     else:
         cfg = load_config(a.config, a.set)
