@@ -13,7 +13,7 @@ imports this package.
 - :func:`agents.testing.agent_api_test`: the test every registered agent passes.
 
 >>> sorted(list_agents())
-['neural_bidder', 'pimc', 'random', 'rule_based']
+['dmc', 'neural_bidder', 'pimc', 'random', 'rule_based']
 >>> s = play_game(["random", "random", "random"], seed=3)
 >>> s.is_terminal()
 True
@@ -140,6 +140,38 @@ def _neural_checks() -> dict[str, Any]:
             "skats": lambda v: None if 1 <= v <= 231 else "an int in 1..231 (the skats a hand can find)",
             "loss_penalty": lambda v: None if 0 <= v < math.inf else "a number >= 0",
             "aggressiveness": lambda v: None if math.isfinite(v) else "a finite number"}
+
+
+def _dmc_checks() -> dict[str, Any]:
+    from pathlib import Path
+
+    from .base import one_of
+
+    def model(v: str) -> str | None:
+        if not v:
+            return None
+        p = Path(v)
+        p = p.with_suffix("") if p.suffix in (".pt", ".json") else p
+        ok = p.with_name(p.name + ".pt").is_file() and p.with_name(p.name + ".json").is_file()
+        return None if ok else "a DMC checkpoint that exists (its .pt and .json; '' for the shipped one)"
+
+    play = one_of("model", "rule_based", "pimc")
+    return {"model": model, "early": one_of("auto", "model", "rule_based", "neural_bidder"),
+            "declarer_play": play, "defender_play": play,
+            "pimc_worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000"}
+
+
+register("dmc", "agents.dmc:DMCAgent",
+         {"model": "checkpoint path (default: the shipped model agents/models/dmc_v1)",
+          "early": "bidding, skat, discard, declaration, Kontra/Re: auto (the model where it learned them, "
+                   "else rule_based), model, rule_based or neural_bidder",
+          "declarer_play": "card play as declarer: model, rule_based or pimc",
+          "defender_play": "card play as defender (and in Ramsch): model, rule_based or pimc",
+          "pimc_worlds": "worlds per card decision of a pimc delegate"},
+         defaults={"model": "", "early": "auto", "declarer_play": "model", "defender_play": "model",
+                   "pimc_worlds": 32},
+         checks=_dmc_checks,
+         doc="Deep Monte-Carlo self-play Q network (agents/dmc.py); phases it did not learn by a delegate")
 
 
 def __getattr__(name: str) -> Any:  # lazy: the tournament pulls in pandas, the rule-based agent its kernels

@@ -1,0 +1,623 @@
+"""Train the DMC player (:mod:`agents.dmc`) by Deep Monte-Carlo self-play on the vectorised environment.
+
+    .venv/bin/python experiments/train_dmc.py --config experiments/configs/train_dmc_small.json
+
+Deep Monte-Carlo (DouZero, SkatZero): epsilon-greedy actors play games on a
+:class:`skatsim.vec.VecEnv`; every decision of the learned phases becomes a row
+``(observation, action, return)`` where the return is the seat's final Seeger-Fabian
+result (Skat pays only at the end, so the Monte-Carlo return of every decision of a seat is
+the game's score for that seat); the Q network (:func:`agents.dmc.DMCNet`, one forward
+pass scores all 130 actions) regresses ``Q(obs, action)`` onto it (mean squared error).
+
+``learn``: ``"play"`` (milestone 1: the learner plays the cards; bidding, skat, discard and
+declaration are the rule-based player's, computed for all games at once by
+:func:`agents.dmc.rule_based_actions`) or ``"all"`` (every phase learned).
+
+The config (JSON, every key checked before any work; ``--set key.sub=value`` overrides):
+
+- ``learn``, ``seed``, ``study``;
+- ``model``: ``hidden`` sizes; ``init``: a checkpoint to start from (warm start);
+- ``actors``: ``games`` (VecEnv slots per actor), ``epsilon`` (exploration), ``steps``
+  (environment steps per actor and round), ``mix`` (share of games with 3 learners, with
+  1 learner + 2 rule-based, with 2 learners + 1 rule-based), ``threads`` (numba), ``ray``
+  (``count`` Ray actors when ``--address`` is given);
+- ``train``: ``frames`` (learner rows to train on), ``lr``, ``batch_size``, ``reuse``
+  (passes over each round's rows), ``threads`` (torch), ``scale`` (returns / scale);
+- ``eval``: ``every_frames``, ``deals`` (duplicate boards against ``opponent``), ``seed``;
+- ``checkpoint_seconds``; ``out.runs_dir``.
+
+A run writes ``<runs_dir>/<study>__<seed>__<time>/`` (under the current folder):
+``manifest.json``, ``checkpoint.pt`` (network, optimiser, counters; every
+``checkpoint_seconds`` and at every evaluation), ``model.pt`` + ``model.json`` (the latest
+network as a :mod:`agents.dmc` checkpoint), ``log.parquet`` (one row per round: frames,
+games, seconds, frames/s, loss, and the evaluations), ``curve.png``. ``--resume RUN`` goes
+on from the checkpoint; ``--ship NAME`` copies the final model to ``agents/models/NAME``
+(refused if it exists, unless ``--force``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # numba's and torch's OpenMP pools share 2 cores
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+MODELS = ROOT / "agents" / "models"
+KIND = "training:dmc"
+
+DEFAULTS: dict[str, Any] = {
+    "study": "train_dmc",
+    "seed": 0,
+    "learn": "play",
+    "model": {"hidden": [512, 256, 256], "init": None},
+    "actors": {"games": 1024, "epsilon": 0.05, "steps": 64, "mix": [0.5, 0.25, 0.25], "threads": 1,
+               "ray": {"count": 2}},
+    "train": {"frames": 2_000_000, "lr": 3e-4, "batch_size": 2048, "reuse": 1, "threads": 2, "scale": 100.0},
+    "eval": {"every_frames": 1_000_000, "deals": 500, "seed": 9001, "opponent": "rule_based"},
+    "checkpoint_seconds": 300,
+    "out": {"runs_dir": "runs"},
+}
+LEARN = ("play", "all")
+_RUN: dict[str, str] = {}
+
+
+class ConfigError(ValueError):
+    """A config entry that is missing, unknown or of the wrong type or range."""
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[str, Any]:
+    """``base`` updated by ``over`` (a new nested dict: ``base`` is never changed)."""
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if k not in base:
+            raise ConfigError(f"unknown config key {where + k!r}; known: {sorted(base)}")
+        out[k] = _merge(base[k], v, where + k + ".") if isinstance(base[k], dict) and isinstance(v, dict) else v
+    return out
+
+
+def _check_types(cfg: dict[str, Any], base: dict[str, Any], where: str = "") -> None:
+    for k, default in base.items():
+        v, key = cfg[k], where + k
+        if isinstance(default, dict):
+            if not isinstance(v, dict):
+                raise ConfigError(f"config entry {key!r} must be a mapping, got {v!r}")
+            _check_types(v, default, key + ".")
+        elif default is None or v is None:
+            continue
+        elif isinstance(default, (int, float)) and not isinstance(default, bool):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(default, int) and not isinstance(v, int)):
+                raise ConfigError(f"config entry {key!r} must be {'an int' if isinstance(default, int) else 'a number'}"
+                                  f", got {v!r}")
+            if v < 0:
+                raise ConfigError(f"config entry {key!r} must not be negative, got {v!r}")
+        elif isinstance(default, list) and not isinstance(v, list):
+            raise ConfigError(f"config entry {key!r} must be a list, got {v!r}")
+        elif isinstance(default, str) and not isinstance(v, str):
+            raise ConfigError(f"config entry {key!r} must be a string, got {v!r}")
+
+
+def check_config(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Refuse a config that cannot train, before any work (a :class:`ConfigError` naming the entry)."""
+    _check_types(cfg, DEFAULTS)
+    if cfg["learn"] not in LEARN:
+        raise ConfigError(f"learn must be one of {LEARN}, got {cfg['learn']!r}")
+    h = cfg["model"]["hidden"]
+    if not 1 <= len(h) <= 3 or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in h):
+        raise ConfigError(f"model.hidden must be 1 to 3 positive ints, got {h!r}")
+    if cfg["model"]["init"] is not None:
+        from agents.dmc import load_net
+
+        try:
+            _, meta = load_net(cfg["model"]["init"])
+        except (ValueError, OSError) as e:
+            raise ConfigError(f"model.init: {e}") from None
+        if list(meta["hidden"]) != list(h):
+            raise ConfigError(f"model.init has hidden sizes {meta['hidden']}, model.hidden is {h}")
+    a, t, e = cfg["actors"], cfg["train"], cfg["eval"]
+    if a["games"] < 1 or a["steps"] < 1 or a["threads"] < 1:
+        raise ConfigError("actors.games, actors.steps and actors.threads must be positive")
+    if not 0 <= a["epsilon"] <= 1:
+        raise ConfigError(f"actors.epsilon must be in [0, 1], got {a['epsilon']}")
+    mix = a["mix"]
+    if len(mix) != 3 or any(isinstance(x, bool) or not isinstance(x, (int, float)) or x < 0 for x in mix) or sum(mix) <= 0:
+        raise ConfigError(f"actors.mix must be 3 non-negative weights (3 learners, 1 learner, 2 learners), got {mix!r}")
+    if a["ray"]["count"] < 1:
+        raise ConfigError("actors.ray.count must be positive")
+    for k in ("frames", "batch_size", "reuse", "threads"):
+        if t[k] < 1:
+            raise ConfigError(f"train.{k} must be positive, got {t[k]}")
+    if t["lr"] <= 0 or t["scale"] <= 0:
+        raise ConfigError("train.lr and train.scale must be positive")
+    if e["every_frames"] < 0 or e["deals"] < 0:
+        raise ConfigError("eval.every_frames and eval.deals must not be negative")
+    from agents import AgentSpec
+
+    try:
+        AgentSpec.coerce(e["opponent"])
+    except (ValueError, TypeError, KeyError) as err:
+        raise ConfigError(f"eval.opponent: {err}") from None
+    return cfg
+
+
+def load_config(path: str | None, overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """The defaults, then the JSON file ``path``, then ``key.sub=value`` overrides; checked."""
+    try:
+        data = json.loads(Path(path).read_text()) if path else {}
+    except FileNotFoundError:
+        raise ConfigError(f"no config file {path!r}") from None
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}: not valid JSON: {e}") from None
+    cfg = _merge(DEFAULTS, data)
+    for o in overrides:
+        k, eq, v = o.partition("=")
+        if not eq:
+            raise ConfigError(f"--set needs key=value, got {o!r}")
+        node, parts = cfg, k.split(".")
+        for p in parts[:-1]:
+            if not isinstance(node.get(p), dict):
+                raise ConfigError(f"unknown config key {k!r}")
+            node = node[p]
+        if parts[-1] not in node:
+            raise ConfigError(f"unknown config key {k!r}")
+        try:
+            node[parts[-1]] = json.loads(v)
+        except json.JSONDecodeError:
+            node[parts[-1]] = v
+    return check_config(cfg)
+
+
+# ----------------------------------------------------------------------------- actors
+
+
+def _policy_rows(n: int, mix: Sequence[float], seed: int) -> tuple[list[list[Any]], np.ndarray]:
+    """Per slot: who plays each seat (``None`` the learner) and a bool (n, 3) learner mask."""
+    w = np.asarray(mix, np.float64) / float(sum(mix))
+    counts = np.floor(w * n).astype(int)
+    counts[0] += n - counts.sum()
+    kinds = np.repeat(np.arange(3), counts)
+    rows: list[list[Any]] = []
+    learner = np.zeros((n, 3), np.bool_)
+    for i, k in enumerate(kinds.tolist()):
+        s = (i + seed) % 3
+        if k == 0:
+            r = [None, None, None]
+        elif k == 1:  # one learner in seat s
+            r = ["rule_based"] * 3
+            r[s] = None
+        else:  # one rule-based player in seat s
+            r = [None, None, None]
+            r[s] = "rule_based"
+        rows.append(r)
+        learner[i] = [x is None for x in r]
+    return rows, learner
+
+
+class Actor:
+    """Plays epsilon-greedy games on a VecEnv with a copy of the network and returns the
+    learned phases' rows. The same class runs in the learner's process or as a Ray actor."""
+
+    def __init__(self, cfg: dict[str, Any], index: int) -> None:
+        import torch
+
+        from agents.dmc import DMCNet
+        from skatsim.bits import derive_seed
+        from skatsim.vec import TrajectoryBuffer, VecEnv
+
+        self.cfg = cfg
+        a = cfg["actors"]
+        self.learn_all = cfg["learn"] == "all"
+        self.delegated = () if self.learn_all else ("bidding", "skat", "discard", "declare", "kontra")
+        self.eps = float(a["epsilon"])
+        self.steps = int(a["steps"])
+        seed = derive_seed(int(cfg["seed"]), 1000 + index)
+        n = int(a["games"])
+        rows, _ = _policy_rows(n, a["mix"], index)
+        self.env = VecEnv(n, seed=seed, reward="sf", policies=rows, threads=int(a["threads"]))
+        self.buf = self.env.record(TrajectoryBuffer(self.steps + 200, n))
+        self.env.reset()
+        self.gen = np.random.default_rng(seed & 0x7FFF_FFFF_FFFF_FFFF)
+        self.net = DMCNet(tuple(cfg["model"]["hidden"])).eval()
+        self.acts = np.empty(n, np.int64)
+        self._torch = torch
+
+    def set_weights(self, state: dict[str, Any]) -> None:
+        self.net.load_state_dict({k: self._torch.as_tensor(v) for k, v in state.items()})
+
+    def collect(self, state: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
+        """``steps`` environment steps; the finished games' rows of the learned phases:
+        ``obs`` (canonical), ``action``, ``mask``, ``ret`` (SF points), ``role``, plus
+        ``games`` finished and the mean learner return."""
+        from agents.dmc import PHASES, canonical, greedy, phase_of_rows, role_of_rows, rule_based_actions
+        from skatsim.vec import sample_masks
+
+        torch = self._torch
+        if state is not None:
+            self.set_weights(state)
+        env, acts = self.env, self.acts
+        games = 0
+        for _ in range(self.steps):
+            if self.delegated:
+                rule_based_actions(env, self.delegated, out=acts)
+            else:
+                acts[:] = -1
+            idx = np.flatnonzero((acts < 0) & (env.to_move >= 0))
+            if len(idx):
+                obs = env.obs[idx]
+                mask = env.legal_mask[idx]
+                with torch.inference_mode():
+                    q = self.net(torch.from_numpy(canonical(obs))).numpy()
+                a = greedy(q, mask)
+                ex = np.flatnonzero(self.gen.random(len(idx)) < self.eps)
+                if len(ex):
+                    a[ex] = sample_masks(np.ascontiguousarray(mask[ex]),
+                                         self.gen.integers(1, 2**62, len(ex), dtype=np.int64))
+                acts[idx] = a
+            env.step(acts)
+            games += int(env.done.sum())
+        tr = self.buf.take()
+        ph = phase_of_rows(tr.obs)
+        keep = np.ones(len(tr), np.bool_) if self.learn_all else ph == PHASES.index("play")
+        keep &= tr.legal_mask.sum(axis=1) > 1  # a forced move teaches nothing
+        return {"obs": canonical(tr.obs[keep]), "action": tr.action[keep].astype(np.int64),
+                "mask": tr.legal_mask[keep], "ret": tr.reward_to_go[keep].astype(np.float32),
+                "role": role_of_rows(tr.obs[keep]).astype(np.int8), "phase": ph[keep].astype(np.int8),
+                "games": np.array([games]),
+                "mean_return": np.array([float(tr.reward_to_go[tr.last].mean()) if tr.last.any() else 0.0])}
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+
+def duplicate(agent: Any, opponent: Any, n_deals: int, seed: int, *, slots: int = 2048) -> dict[str, float]:
+    """Duplicate margin of ``agent`` over ``opponent`` (Seeger-Fabian points per game, 95%
+    half-width over boards), both in every seat arrangement of ``n_deals`` deals, through
+    :func:`agents.vecplay.play_boards`; plus the agent's declarer and defender SF per game."""
+    import pandas as pd
+
+    from agents.tournament import arrangements, head_to_head
+    from agents.vecplay import play_boards
+    from skatsim.bits import derive_seed
+
+    specs = (agent, opponent)
+    arrs = arrangements(2)
+    boards, meta = [], []
+    for i in range(n_deals):
+        ds = derive_seed(seed, i)
+        for arr in arrs:
+            boards.append((ds, i, tuple(specs[x] for x in arr)))
+            meta.append(("".join("AB"[x] for x in arr), arr))
+    df = play_boards(boards, slots=slots)
+    labels = ("A", "B")
+    df["arrangement"] = [m[0] for m in meta]
+    for s in range(3):
+        df[f"agent_{s}"] = [labels[m[1][s]] for m in meta]
+    h = head_to_head(df, ["A", "B"]).iloc[0]
+    out = {"margin": float(h["sf_diff_per_game"]), "margin_ci": float(h["sf_diff_per_game_ci"]),
+           "boards": int(h["boards"])}
+    sf, dec = [], []
+    for s in range(3):
+        mine = df[f"agent_{s}"] == "A"
+        sf.append(df.loc[mine, f"sf_{s}"].to_numpy(np.float64))
+        dec.append((df.loc[mine, "declarer"] == s).to_numpy())
+    sf_a, dec_a = np.concatenate(sf), np.concatenate(dec)
+    out["declarer_sf"] = float(sf_a[dec_a].mean()) if dec_a.any() else math.nan
+    out["defender_sf"] = float(sf_a[~dec_a].mean()) if (~dec_a).any() else math.nan
+    out["declarer_rate"] = float(dec_a.mean())
+    out["errors"] = int((df["error"] != "").sum())
+    del pd
+    return out
+
+
+# ----------------------------------------------------------------------------- training
+
+
+def _model_meta(cfg: dict[str, Any], frames: int, games: int, seconds: float) -> dict[str, Any]:
+    return {"learn": cfg["learn"], "train_config": cfg, "frames": int(frames), "games": int(games),
+            "seconds": round(seconds, 1), "reward": "sf", "scale": cfg["train"]["scale"]}
+
+
+def _phases(cfg: dict[str, Any]) -> tuple[str, ...]:
+    from agents.dmc import PHASES
+
+    return PHASES if cfg["learn"] == "all" else ("play",)
+
+
+def plot_curve(log: Any, path: Path, title: str) -> None:
+    """Evaluation margin (with 95% intervals) and training loss against frames."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    ev = log[log["eval_margin"].notna()] if "eval_margin" in log else log.iloc[:0]
+    if len(ev):
+        a1.errorbar(ev["frames"] / 1e6, ev["eval_margin"], yerr=ev["eval_margin_ci"], fmt="o-", capsize=3)
+    a1.axhline(0, color="k", lw=0.8)
+    a1.set_xlabel("frames (millions)")
+    a1.set_ylabel("duplicate margin vs opponent (SF/game)")
+    a1.set_title(title)
+    a2.plot(log["frames"] / 1e6, log["loss"], lw=0.8)
+    a2.set_yscale("log")
+    a2.set_xlabel("frames (millions)")
+    a2.set_ylabel("MSE loss (returns / scale)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _actor_pool(cfg: dict[str, Any], address: str | None) -> tuple[list[Any], bool]:
+    if address is None:
+        return [Actor(cfg, 0)], False
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=None if address == "local" else address, ignore_reinit_error=True,
+                 runtime_env={"working_dir": None} if False else None)
+    remote = ray.remote(num_cpus=1)(Actor)
+    return [remote.remote(cfg, i) for i in range(int(cfg["actors"]["ray"]["count"]))], True
+
+
+def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None = None,
+          progress: bool = True) -> dict[str, Any]:
+    """Run (or resume) one training; returns a summary dict (run directory, frames, hours,
+    frames/s, last evaluation)."""
+    import pandas as pd
+    import torch
+
+    from agents.dmc import DMCNet, load_net, save_checkpoint
+    from skatsim.runs import atomic_path, write_manifest
+
+    seed = int(cfg["seed"])
+    tc = cfg["train"]
+    torch.manual_seed(seed)
+    torch.set_num_threads(int(tc["threads"]))
+    if resume is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run = Path(cfg["out"]["runs_dir"]) / f"{cfg['study']}__{seed}__{stamp}"
+        run.mkdir(parents=True, exist_ok=True)
+        write_manifest(run, KIND, cfg, argv=sys.argv, status="running")
+    else:
+        run = Path(resume)
+    _RUN["dir"] = str(run)
+    print(f"training run: {run}", file=sys.stderr)
+
+    net = DMCNet(tuple(cfg["model"]["hidden"]))
+    if cfg["model"]["init"]:
+        init, _ = load_net(cfg["model"]["init"])
+        net.load_state_dict(init.state_dict())
+    opt = torch.optim.Adam(net.parameters(), lr=float(tc["lr"]))
+    frames = games = rounds = 0
+    seconds = 0.0
+    log: list[dict[str, Any]] = []
+    next_eval = 0 if cfg["eval"]["every_frames"] else math.inf
+    ck_path = run / "checkpoint.pt"
+    if resume is not None and ck_path.is_file():
+        ck = torch.load(ck_path, map_location="cpu", weights_only=True)
+        net.load_state_dict(ck["net"])
+        opt.load_state_dict(ck["opt"])
+        frames, games, rounds, seconds = int(ck["frames"]), int(ck["games"]), int(ck["rounds"]), float(ck["seconds"])
+        next_eval = float(ck["next_eval"])
+        if (run / "log.parquet").is_file():
+            log = pd.read_parquet(run / "log.parquet").to_dict("records")
+        print(f"resuming at {frames:,} frames ({rounds} rounds)", file=sys.stderr)
+
+    actors, is_ray = _actor_pool(cfg, address)
+    bs, scale, reuse = int(tc["batch_size"]), float(tc["scale"]), int(tc["reuse"])
+    gen = np.random.default_rng([seed, rounds])
+    phases = _phases(cfg)
+    eval_model = run / "eval" / "model"
+
+    def save(final: bool = False) -> None:
+        with atomic_path(ck_path) as tmp:
+            torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "frames": frames, "games": games,
+                        "rounds": rounds, "seconds": seconds,
+                        "next_eval": next_eval if math.isfinite(next_eval) else -1.0}, tmp)
+        save_checkpoint(net, run / "model", phases=phases, **_model_meta(cfg, frames, games, seconds))
+        if log:
+            df = pd.DataFrame(log)
+            with atomic_path(run / "log.parquet") as tmp:
+                df.to_parquet(tmp)
+            plot_curve(df, run / "curve.png", f"DMC ({cfg['learn']}) vs {cfg['eval']['opponent']}")
+
+    def evaluate() -> dict[str, float]:
+        save_checkpoint(net, eval_model, phases=phases, **_model_meta(cfg, frames, games, seconds))
+        t = time.perf_counter()
+        r = duplicate(("dmc", {"model": str(eval_model)}), cfg["eval"]["opponent"], int(cfg["eval"]["deals"]),
+                      int(cfg["eval"]["seed"]))
+        r["eval_seconds"] = time.perf_counter() - t
+        return r
+
+    last_ck = time.perf_counter()
+    target = int(tc["frames"])
+    state = None
+    t_round = time.perf_counter()
+    try:
+        while frames < target:
+            if frames >= next_eval and cfg["eval"]["deals"]:
+                r = evaluate()
+                print(f"eval @ {frames:,} frames: {r['margin']:+.2f} ± {r['margin_ci']:.2f} SF/game vs "
+                      f"{cfg['eval']['opponent']} ({r['boards']} boards; declarer {r['declarer_sf']:+.1f}, "
+                      f"defender {r['defender_sf']:+.1f} SF/game, {r['eval_seconds']:.0f} s)", flush=True)
+                log.append({"round": rounds, "frames": frames, "games": games, "seconds": seconds,
+                            "frames_per_s": math.nan, "loss": math.nan, "mean_return": math.nan,
+                            **{f"eval_{k}": v for k, v in r.items()}})
+                next_eval = frames + int(cfg["eval"]["every_frames"])
+                save()
+                t_round = time.perf_counter()
+            sd = {k: v.detach().clone() for k, v in net.state_dict().items()}
+            if is_ray:
+                import ray
+
+                ref = ray.put({k: v.numpy() for k, v in sd.items()})
+                parts = ray.get([a.collect.remote(ref) for a in actors])
+            else:
+                parts = [actors[0].collect(sd)]
+            data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+            m = len(data["action"])
+            X = torch.from_numpy(data["obs"])
+            A = torch.from_numpy(data["action"])
+            G = torch.from_numpy(data["ret"] / scale)
+            net.train()
+            tot, nb = 0.0, 0
+            for _ in range(reuse):
+                perm = torch.from_numpy(gen.permutation(m))
+                for s in range(0, m, bs):
+                    b = perm[s:s + bs]
+                    q = net(X[b]).gather(1, A[b, None])[:, 0]
+                    loss = torch.mean((q - G[b]) ** 2)
+                    opt.zero_grad()
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(net.parameters(), 40.0)
+                    opt.step()
+                    tot += float(loss.detach())
+                    nb += 1
+            net.eval()
+            frames += m
+            g = int(data["games"].sum())
+            games += g
+            rounds += 1
+            now = time.perf_counter()
+            dt = now - t_round
+            t_round = now
+            seconds += dt
+            row = {"round": rounds, "frames": frames, "games": games, "seconds": seconds,
+                   "frames_per_s": m / dt if dt > 0 else math.nan, "loss": tot / max(nb, 1),
+                   "mean_return": float(data["mean_return"].mean())}
+            for role, name in ((0, "declarer"), (1, "defender")):
+                sel = data["role"] == 0 if role == 0 else data["role"] != 0
+                row[f"ret_{name}"] = float(data["ret"][sel].mean()) if sel.any() else math.nan
+            log.append(row)
+            if progress and rounds % 10 == 0:
+                print(f"round {rounds}: {frames:,} frames, {games:,} games, {row['frames_per_s']:,.0f} frames/s, "
+                      f"loss {row['loss']:.4f}", flush=True)
+            if now - last_ck >= float(cfg["checkpoint_seconds"]):
+                save()
+                last_ck = time.perf_counter()
+        if cfg["eval"]["deals"]:
+            r = evaluate()
+            print(f"final eval @ {frames:,} frames: {r['margin']:+.2f} ± {r['margin_ci']:.2f} SF/game vs "
+                  f"{cfg['eval']['opponent']} ({r['boards']} boards)", flush=True)
+            log.append({"round": rounds, "frames": frames, "games": games, "seconds": seconds,
+                        "frames_per_s": math.nan, "loss": math.nan, "mean_return": math.nan,
+                        **{f"eval_{k}": v for k, v in r.items()}})
+        save(final=True)
+    except KeyboardInterrupt:
+        save()
+        raise
+    from skatsim.runs import read_manifest
+
+    man = read_manifest(run)
+    write_manifest(run, KIND, man["config"], argv=man.get("argv"), status="complete", frames=frames, games=games,
+                   seconds=round(seconds, 1))
+    ev = [r for r in log if isinstance(r.get("eval_margin"), float) and not math.isnan(r["eval_margin"])]
+    return {"run_dir": str(run), "frames": frames, "games": games, "seconds": seconds,
+            "frames_per_s": frames / seconds if seconds else math.nan, "last_eval": ev[-1] if ev else None}
+
+
+def ship(run: str | Path, name: str, *, force: bool = False) -> Path:
+    """Copy a run's ``model.pt`` / ``model.json`` to ``agents/models/NAME`` (refused if that
+    model exists, unless ``force``) and its learning curve to ``NAME_curve.png``."""
+    run = Path(run)
+    if not (run / "model.pt").is_file() or not (run / "model.json").is_file():
+        raise FileNotFoundError(f"{os.fspath(run)!r} holds no trained model (model.pt, model.json)")
+    _check_ship_name(name, force)
+    dst = MODELS / name
+    for suf in (".pt", ".json"):
+        shutil.copyfile(run / f"model{suf}", dst.with_name(dst.name + suf))
+    if (run / "curve.png").is_file():
+        shutil.copyfile(run / "curve.png", MODELS / f"{name}_curve.png")
+    return dst
+
+
+def _check_ship_name(name: str, force: bool) -> None:
+    if not name or not all(c.isalnum() or c in "_-" for c in name):
+        raise ValueError(f"a model name is letters, digits, '_' or '-', got {name!r}")
+    dst = MODELS / name
+    if (dst.with_name(name + ".pt").exists() or dst.with_name(name + ".json").exists()) and not force:
+        raise FileExistsError(f"agents/models/{name} exists; --force replaces it (the default dmc agent loads "
+                              "agents/models/dmc_v1)")
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
+    ap = argparse.ArgumentParser(prog=prog, description="Train the DMC Skat player by Deep Monte-Carlo self-play.")
+    ap.add_argument("--config", help="JSON config (e.g. experiments/configs/train_dmc_small.json)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config entry, e.g. --set train.frames=200000 (checked before any work)")
+    ap.add_argument("--out", metavar="DIR", default=None,
+                    help="folder of the run directories (relative to the current one; default: out.runs_dir, runs)")
+    ap.add_argument("--resume", metavar="RUN", default=None, help="go on with the training in run directory RUN")
+    ap.add_argument("--ship", metavar="NAME", default=None,
+                    help="after training (or, with --resume of a finished run, at once) copy the model to "
+                         "agents/models/NAME (dmc:model=agents/models/NAME loads it)")
+    ap.add_argument("--force", action="store_true", help="with --ship: replace an existing model of that name")
+    ap.add_argument("--address", default=None,
+                    help="run the actors on Ray: a cluster address ('auto', 'ray://host:10001') or 'local'")
+    ap.add_argument("--no-progress", action="store_true", help="no progress lines")
+    a = ap.parse_args(argv)
+    try:
+        if a.force and not a.ship:
+            raise ConfigError("--force needs --ship NAME")
+        if a.resume:
+            if a.config or a.set:
+                raise ConfigError("--resume RUN trains with the config of RUN's manifest; give no --config or --set")
+            from skatsim.runs import read_manifest
+
+            man = read_manifest(a.resume)
+            if man.get("kind") != KIND:
+                raise ConfigError(f"{a.resume!r} holds a {man.get('kind')} run, not a DMC training")
+            cfg = check_config(_merge(DEFAULTS, man["config"]))
+        else:
+            cfg = load_config(a.config, a.set)
+            if a.out:
+                cfg["out"]["runs_dir"] = a.out
+        if a.ship:
+            _check_ship_name(a.ship, a.force)
+        if a.resume and (Path(a.resume) / "manifest.json").is_file():
+            from skatsim.runs import read_manifest
+
+            if read_manifest(a.resume).get("status") == "complete":
+                print(f"{a.resume} is a finished training", file=sys.stderr)
+                if a.ship:
+                    print(f"model shipped to {ship(a.resume, a.ship, force=a.force)}")
+                return 0
+    except (ConfigError, FileExistsError, FileNotFoundError) as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
+    try:
+        s = train(cfg, resume=a.resume, address=a.address, progress=not a.no_progress)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; the checkpoint is kept: resume with {prog} --resume {_RUN.get('dir')}", file=sys.stderr)
+        return 130
+    print(f"run: {s['run_dir']}")
+    print(f"{s['frames']:,} frames, {s['games']:,} games in {s['seconds'] / 3600:.2f} h "
+          f"({s['frames_per_s']:,.0f} frames/s)")
+    if s["last_eval"]:
+        e = s["last_eval"]
+        print(f"last evaluation: {e['eval_margin']:+.2f} ± {e['eval_margin_ci']:.2f} SF/game vs "
+              f"{cfg['eval']['opponent']} over {e['eval_boards']} boards")
+    print(f"the model plays as: dmc:model={s['run_dir']}/model")
+    if a.ship:
+        print(f"model shipped to {ship(s['run_dir'], a.ship, force=a.force)}")
+    return 0
+
+
+#: The entry point for ``skatsim train-dmc``.
+train_dmc_main = main
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,250 @@
+"""The DMC player (agents/dmc.py) and its trainer (experiments/train_dmc.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents import make_agent  # noqa: E402
+from agents.dmc import (DMCModel, DMCNet, CheckpointError, PERM, canonical, load_model, load_net,  # noqa: E402
+                        role_of_rows, rule_based_actions, save_checkpoint)
+from skatsim import SkatState  # noqa: E402
+from skatsim.kernels.observe import OBS_LAYOUT  # noqa: E402
+
+
+def _off(name: str) -> tuple[int, int]:
+    o = 0
+    for n, s in OBS_LAYOUT:
+        if n == name:
+            return o, s
+        o += s
+    raise KeyError(name)
+
+
+def _tiny_model(tmp_path: Path, hidden=(16, 8), phases=("play",), seed: int = 0) -> Path:
+    import torch
+
+    torch.manual_seed(seed)
+    net = DMCNet(hidden)
+    save_checkpoint(net, tmp_path / "tiny", phases=phases)
+    return tmp_path / "tiny"
+
+
+def _played_state(seed: int, steps: int) -> SkatState:
+    s = SkatState.new_game(seed=seed)
+    rb = make_agent("rule_based")
+    rb.reset(0, 0, 1)
+    for _ in range(steps):
+        if s.is_terminal():
+            break
+        p = s.current_player()
+        s.apply_action(int(rb.act(s.observation(p))))
+    return s
+
+
+def test_canonical_rotates_the_seat_blocks():
+    s = _played_state(3, 20)  # in the card play, some cards played
+    x = np.stack([s.observation(p).tensor for p in range(3)])
+    c = canonical(x)
+    o, n = _off("played")
+    for p in range(3):
+        for r in range(3):   # block r of seat p's canonical view = seat (p + r) % 3's cards
+            src = (p + r) % 3
+            assert np.array_equal(c[p, o + r * 32:o + (r + 1) * 32], x[p, o + src * 32:o + (src + 1) * 32])
+    o, n = _off("hand")
+    assert np.array_equal(c[:, o:o + n], x[:, o:o + n])  # not a seat block
+    assert sorted(PERM[1].tolist()) == list(range(x.shape[1]))  # a permutation
+
+
+def test_roles_follow_the_declarer():
+    s = _played_state(3, 20)
+    d = s.declarer
+    x = np.stack([s.observation(p).tensor for p in range(3)])
+    assert role_of_rows(x).tolist() == [(p - d) % 3 for p in range(3)]
+    x0 = SkatState.new_game(seed=1).observation(1).tensor[None, :]
+    assert role_of_rows(x0).tolist() == [-1]
+
+
+def test_rule_based_actions_are_the_rule_based_games():
+    """Every phase by the compiled helper on caller seats = simulate(policy="rule_based")."""
+    from skatsim.simulate import simulate
+    from skatsim.vec import VecEnv
+
+    n = 40
+    env = VecEnv(n, seed=11, auto_reset=False)
+    env.reset()
+    done = np.zeros(n, bool)
+    res = np.zeros(n, dtype=env.last_results.dtype)
+    for _ in range(200):
+        a = rule_based_actions(env, ("bidding", "skat", "discard", "declare", "kontra", "play"))
+        if (env.to_move < 0).all():
+            break
+        env.step(a)
+        for i in np.flatnonzero(env.done):
+            res[i] = env.last_results[i]
+            done[i] = True
+    assert done.all()
+    sim = simulate(n, policy="rule_based", seed=11, progress=False)
+    assert np.array_equal(res["sf_0"], sim["sf_0"].to_numpy())
+    assert np.array_equal(res["declarer"], sim["declarer"].to_numpy())
+
+
+def test_checkpoint_round_trip(tmp_path):
+    import torch
+
+    path = _tiny_model(tmp_path)
+    sd = torch.load(path.with_name("tiny.pt"), weights_only=True)
+    net, meta = load_net(path)
+    assert meta["phases"] == ["play"] and meta["hidden"] == [16, 8]
+    assert all(torch.equal(sd[k], v) for k, v in net.state_dict().items())
+    m = DMCModel(net, meta)
+    x = np.stack([_played_state(3, 18).observation(p).tensor for p in range(3)])
+    assert np.allclose(m.q_rows(x), m.q_torch(x), atol=1e-5)
+    js = json.loads(path.with_name("tiny.json").read_text())
+    js["layout_version"] = 99
+    path.with_name("tiny.json").write_text(json.dumps(js))
+    with pytest.raises(CheckpointError, match="layout"):
+        load_net(path)
+    with pytest.raises(CheckpointError, match="no DMC checkpoint"):
+        load_net(tmp_path / "missing")
+
+
+def test_act_batch_decides_what_act_decides(tmp_path):
+    from agents.dmc import DMCAgent
+
+    model = load_model(_tiny_model(tmp_path, phases=("bidding", "skat", "discard", "declare", "play")))
+    a = DMCAgent(model=model, early="model")
+    obs = []
+    for seed in range(6):
+        s = SkatState.new_game(seed=seed)
+        rb = make_agent("rule_based")
+        rb.reset(0, 0, 1)
+        while not s.is_terminal():
+            p = s.current_player()
+            ob = s.observation(p)
+            obs.append(ob)
+            s.apply_action(int(rb.act(ob)))
+    x = np.stack([o.tensor for o in obs])
+    m = np.zeros((len(obs), 130), bool)
+    for i, o in enumerate(obs):
+        m[i, list(o.legal_actions)] = True
+    batch = a.act_batch(x, m)
+    single = [a.act(o) for o in obs]
+    assert batch.tolist() == single
+    assert all(b in o.legal_actions for b, o in zip(batch.tolist(), obs))
+    # halves of the batch decide alike (no dependence on the other rows)
+    h = len(obs) // 2
+    assert a.act_batch(x[:h], m[:h]).tolist() == single[:h]
+
+
+def test_card_play_model_delegates_the_early_decisions(tmp_path):
+    from agents.dmc import DMCAgent
+
+    a = DMCAgent(model=str(_tiny_model(tmp_path)))
+    s = SkatState.new_game(seed=2)
+    ob = s.observation(s.current_player())
+    m = np.zeros((1, 130), bool)
+    m[0, list(ob.legal_actions)] = True
+    assert a.act_batch(ob.tensor[None, :], m).tolist() == [-1]  # bidding: the rule-based delegate
+    with pytest.raises(ValueError, match="did not learn"):
+        DMCAgent(model=str(_tiny_model(tmp_path)), early="model")
+
+
+def test_registry_checks_parameters():
+    from agents import AgentSpec
+
+    with pytest.raises(ValueError, match="early"):
+        AgentSpec("dmc", {"early": "nonsense"})
+    with pytest.raises(ValueError, match="checkpoint"):
+        AgentSpec("dmc", {"model": "/nonexistent/model"})
+
+
+def test_shared_agent_test():
+    from agents.testing import agent_api_test
+
+    r = agent_api_test("dmc", n_deals=6, hidden_deals=2)
+    assert "play" in r["phases"]
+
+
+def test_hybrid_shared_agent_test():
+    from agents.testing import agent_api_test
+
+    r = agent_api_test(lambda: make_agent("dmc", declarer_play="rule_based"), n_deals=4, hidden_deals=1)
+    assert "play" in r["phases"]
+
+
+def test_play_boards_matches_the_table():
+    from agents.play import play
+    from agents.vecplay import play_boards
+
+    boards = [(100 + i, i, ("dmc", "rule_based", "dmc")) for i in range(6)]
+    df = play_boards(boards)
+    for i in range(6):
+        g = play(["dmc", "rule_based", "dmc"], seed=100 + i)
+        k = int(df["n_actions"].iloc[i])
+        assert df.attrs["actions"][i, :k].tolist() == g.state.history()
+
+
+def test_tiny_training_makes_a_checkpoint_that_plays(tmp_path, monkeypatch, capsys):
+    from agents.play import play_game
+    from experiments import train_dmc
+
+    monkeypatch.chdir(tmp_path)
+    rc = train_dmc.main(["--set", "model.hidden=[32]", "--set", "actors.games=64", "--set", "actors.steps=40",
+                         "--set", "train.frames=3000", "--set", "train.batch_size=256", "--set", "eval.deals=2",
+                         "--set", "eval.every_frames=2000", "--set", "study=tiny", "--no-progress"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    runs = list((tmp_path / "runs").glob("tiny__0__*"))
+    assert len(runs) == 1
+    run = runs[0]
+    for f in ("model.pt", "model.json", "checkpoint.pt", "log.parquet", "curve.png", "manifest.json"):
+        assert (run / f).is_file(), f
+    import pandas as pd
+
+    log = pd.read_parquet(run / "log.parquet")
+    assert log["frames"].max() >= 3000 and log["eval_margin"].notna().sum() >= 2
+    g = play_game([("dmc", {"model": str(run / "model")}), "rule_based", "rule_based"], seed=4)
+    assert g.is_terminal()
+    # a finished run resumes to nothing; shipping an existing name is refused before work
+    assert train_dmc.main(["--resume", str(run)]) == 0
+    assert train_dmc.main(["--ship", "dmc_v1", "--set", "train.frames=10"]) == 2
+    assert "exists" in capsys.readouterr().err
+
+
+def test_resume_goes_on_from_the_checkpoint(tmp_path, monkeypatch):
+    import torch
+
+    from experiments import train_dmc
+
+    monkeypatch.chdir(tmp_path)
+    cfg = train_dmc.load_config(None, ["model.hidden=[16]", "actors.games=32", "actors.steps=40",
+                                       "train.frames=1000", "train.batch_size=128", "eval.deals=0"])
+    s = train_dmc.train(cfg, progress=False)
+    ck = torch.load(Path(s["run_dir"]) / "checkpoint.pt", weights_only=True)
+    f1 = int(ck["frames"])
+    assert f1 >= 1000
+    cfg["train"]["frames"] = f1 + 500
+    from skatsim.runs import write_manifest
+
+    write_manifest(s["run_dir"], train_dmc.KIND, cfg, status="running")
+    s2 = train_dmc.train(cfg, resume=s["run_dir"], progress=False)
+    assert s2["frames"] >= f1 + 500 and s2["games"] > s["games"]
+
+
+@pytest.mark.parametrize("override, message", [
+    ("learn=cards", "learn must be"), ("actors.epsilon=2", "epsilon"), ("train.lr=\"fast\"", "must be a number"),
+    ("model.hidden=[]", "hidden"), ("nonsense=1", "unknown config key"), ("actors.mix=[0,0,0]", "mix"),
+])
+def test_bad_settings_are_refused_before_work(override, message, capsys):
+    from experiments import train_dmc
+
+    assert train_dmc.main(["--set", override]) == 2
+    assert message in capsys.readouterr().err
