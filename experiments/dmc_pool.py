@@ -40,7 +40,7 @@ def _slow(spec: str) -> bool:
 
 
 def run_pool(players: Sequence[str], pool: Sequence[str], deals: int, slow_deals: int, seed: int, out: Path,
-             progress: bool = True) -> Any:
+             progress: bool = True, workers: int = 1) -> Any:
     import pandas as pd
 
     from experiments.train_dmc import duplicate
@@ -58,7 +58,7 @@ def run_pool(players: Sequence[str], pool: Sequence[str], deals: int, slow_deals
             if n <= 0:
                 continue
             t = time.perf_counter()
-            r = duplicate(p, o, n, seed)
+            r = duplicate(p, o, n, seed, workers=workers)
             r.update({"player": p, "opponent": o, "deals": n, "seconds": time.perf_counter() - t})
             pd.DataFrame([r]).to_parquet(f)
             cells.append(r)
@@ -100,6 +100,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "dmc_pool.py") -> int:
     ap.add_argument("--seed", type=int, default=20260)
     ap.add_argument("--out", default="runs", help="folder of the run directory (default runs)")
     ap.add_argument("--resume", default=None, metavar="DIR", help="play the missing cells of a pool run")
+    ap.add_argument("--workers", type=int, default=1, help="processes per cell (each plays a share of the deals)")
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
     from agents import AgentSpec
@@ -125,7 +126,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "dmc_pool.py") -> int:
     print(f"pool run directory: {out}", file=sys.stderr)
     t = time.perf_counter()
     df = run_pool(cfg["players"], cfg["pool"], cfg["deals"], cfg["slow_deals"], cfg["seed"], out,
-                  progress=not a.no_progress)
+                  progress=not a.no_progress, workers=max(1, a.workers))
     text = table(df, cfg["players"], cfg["pool"])
     text += (f"\n\nDuplicate margin of the row player over the column opponent, Seeger-Fabian points per game, "
              f"95% half-width over boards (boards in brackets); seed {cfg['seed']}; "

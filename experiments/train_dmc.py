@@ -210,8 +210,11 @@ class Actor:
     """Plays epsilon-greedy games on a VecEnv with a copy of the network and returns the
     learned phases' rows. The same class runs in the learner's process or as a Ray actor."""
 
-    def __init__(self, cfg: dict[str, Any], index: int) -> None:
+    def __init__(self, cfg: dict[str, Any], index: int, remote: bool = False) -> None:
         import torch
+
+        if remote:  # a Ray actor: one core (the learner's process keeps its own thread setting)
+            torch.set_num_threads(int(cfg["actors"]["threads"]))
 
         from agents.dmc import DMCNet
         from skatsim.bits import derive_seed
@@ -235,7 +238,9 @@ class Actor:
         self._torch = torch
 
     def set_weights(self, state: dict[str, Any]) -> None:
-        self.net.load_state_dict({k: self._torch.as_tensor(v) for k, v in state.items()})
+        torch = self._torch
+        self.net.load_state_dict({k: v.clone() if isinstance(v, torch.Tensor) else torch.from_numpy(np.array(v))
+                                  for k, v in state.items()})
 
     def collect(self, state: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
         """``steps`` environment steps; the finished games' rows of the learned phases:
@@ -282,29 +287,46 @@ class Actor:
 # ----------------------------------------------------------------------------- evaluation
 
 
-def duplicate(agent: Any, opponent: Any, n_deals: int, seed: int, *, slots: int = 2048) -> dict[str, float]:
-    """Duplicate margin of ``agent`` over ``opponent`` (Seeger-Fabian points per game, 95%
-    half-width over boards), both in every seat arrangement of ``n_deals`` deals, through
-    :func:`agents.vecplay.play_boards`; plus the agent's declarer and defender SF per game."""
-    import pandas as pd
-
-    from agents.tournament import arrangements, head_to_head
+def _play_deals(agent: Any, opponent: Any, deals: Sequence[int], seed: int, slots: int) -> Any:
+    from agents.tournament import arrangements
     from agents.vecplay import play_boards
     from skatsim.bits import derive_seed
 
     specs = (agent, opponent)
-    arrs = arrangements(2)
     boards, meta = [], []
-    for i in range(n_deals):
+    for i in deals:
         ds = derive_seed(seed, i)
-        for arr in arrs:
+        for arr in arrangements(2):
             boards.append((ds, i, tuple(specs[x] for x in arr)))
             meta.append(("".join("AB"[x] for x in arr), arr))
     df = play_boards(boards, slots=slots)
-    labels = ("A", "B")
     df["arrangement"] = [m[0] for m in meta]
     for s in range(3):
-        df[f"agent_{s}"] = [labels[m[1][s]] for m in meta]
+        df[f"agent_{s}"] = ["AB"[m[1][s]] for m in meta]
+    df.attrs = {}  # the actions array: not needed here, and pandas cannot compare it when concatenating
+    return df
+
+
+def duplicate(agent: Any, opponent: Any, n_deals: int, seed: int, *, slots: int = 2048,
+              workers: int = 1) -> dict[str, float]:
+    """Duplicate margin of ``agent`` over ``opponent`` (Seeger-Fabian points per game, 95%
+    half-width over boards), both in every seat arrangement of ``n_deals`` deals (deal ``i``:
+    ``derive_seed(seed, i)``, as in a tournament), through :func:`agents.vecplay.play_boards`
+    (``workers`` processes, each a share of the deals); plus the agent's SF per game as
+    declarer and as defender and its declarer rate."""
+    import pandas as pd
+
+    from agents.tournament import head_to_head
+
+    if workers > 1 and n_deals > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        parts = [list(range(w, n_deals, workers)) for w in range(workers)]
+        with ProcessPoolExecutor(workers) as ex:
+            df = pd.concat(list(ex.map(_play_deals, [agent] * workers, [opponent] * workers, parts,
+                                       [seed] * workers, [slots] * workers)), ignore_index=True)
+    else:
+        df = _play_deals(agent, opponent, range(n_deals), seed, slots)
     h = head_to_head(df, ["A", "B"]).iloc[0]
     out = {"margin": float(h["sf_diff_per_game"]), "margin_ci": float(h["sf_diff_per_game_ci"]),
            "boards": int(h["boards"])}
@@ -318,8 +340,47 @@ def duplicate(agent: Any, opponent: Any, n_deals: int, seed: int, *, slots: int 
     out["defender_sf"] = float(sf_a[~dec_a].mean()) if (~dec_a).any() else math.nan
     out["declarer_rate"] = float(dec_a.mean())
     out["errors"] = int((df["error"] != "").sum())
-    del pd
+    out.update(role_margins(df))
     return out
+
+
+def role_margins(df: Any) -> dict[str, float]:
+    """Where the points go: per deal and seat, the seat's mean SF when A sits there minus
+    when B sits there, averaged over the seats that declared (``declarer_margin``) and
+    over the defending seats (``defender_margin``), with 95% half-widths over deals; only
+    deals whose declarer is the same seat in all six arrangements (all of them when A and B
+    bid alike), counted in ``same_contract_share``."""
+    from agents.tournament.stats import mean_ci
+
+    rows = []
+    for s in range(3):
+        rows.append(pd_frame(df["deal_id"].to_numpy(), s, df[f"agent_{s}"].to_numpy(), df[f"sf_{s}"].to_numpy(np.float64),
+                             df["declarer"].to_numpy()))
+    import pandas as pd
+
+    sg = pd.concat(rows, ignore_index=True)
+    g = sg.groupby("deal_id")["declarer"].agg(["min", "max"])
+    same = g.index[(g["min"] == g["max"]) & (g["min"] >= 0)]
+    sg = sg[sg["deal_id"].isin(same)]
+    m = sg.groupby(["deal_id", "seat", "agent"])["sf"].mean().unstack("agent")
+    decl = sg.groupby(["deal_id", "seat"])["declarer"].first()
+    if not len(m) or "A" not in m or "B" not in m:
+        return {"declarer_margin": math.nan, "declarer_margin_ci": math.nan, "defender_margin": math.nan,
+                "defender_margin_ci": math.nan, "same_contract_share": 0.0}
+    diff = (m["A"] - m["B"]).to_numpy(np.float64)
+    is_decl = (decl.loc[m.index].to_numpy() == m.index.get_level_values("seat").to_numpy())
+    dm, dh = mean_ci(diff[is_decl])
+    # defence: the two defenders' differences of a deal summed (the defending side)
+    dd = pd.Series(diff[~is_decl], index=m.index.get_level_values("deal_id")[~is_decl]).groupby(level=0).mean()
+    fm, fh = mean_ci(dd.to_numpy(np.float64))
+    return {"declarer_margin": dm, "declarer_margin_ci": dh, "defender_margin": fm, "defender_margin_ci": fh,
+            "same_contract_share": float(len(same) / max(1, df["deal_id"].nunique()))}
+
+
+def pd_frame(deal: np.ndarray, seat: int, agent: np.ndarray, sf: np.ndarray, declarer: np.ndarray) -> Any:
+    import pandas as pd
+
+    return pd.DataFrame({"deal_id": deal, "seat": seat, "agent": agent, "sf": sf, "declarer": declarer})
 
 
 # ----------------------------------------------------------------------------- training
@@ -367,9 +428,9 @@ def _actor_pool(cfg: dict[str, Any], address: str | None) -> tuple[list[Any], bo
 
     if not ray.is_initialized():
         ray.init(address=None if address == "local" else address, ignore_reinit_error=True,
-                 runtime_env={"working_dir": None} if False else None)
+                 num_cpus=int(cfg["actors"]["ray"]["count"]) if address == "local" else None)
     remote = ray.remote(num_cpus=1)(Actor)
-    return [remote.remote(cfg, i) for i in range(int(cfg["actors"]["ray"]["count"]))], True
+    return [remote.remote(cfg, i, True) for i in range(int(cfg["actors"]["ray"]["count"]))], True
 
 
 def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None = None,
@@ -598,11 +659,21 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
     except (ConfigError, FileExistsError, FileNotFoundError) as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
+    import signal
+
+    def _stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)  # also in a background job (nohup ... &)
+    old_term = signal.signal(signal.SIGTERM, _stop)  # kill PID: the checkpoint is written, as with Ctrl-C
     try:
         s = train(cfg, resume=a.resume, address=a.address, progress=not a.no_progress)
     except KeyboardInterrupt:
         print(f"\ninterrupted; the checkpoint is kept: resume with {prog} --resume {_RUN.get('dir')}", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGINT, old)
+        signal.signal(signal.SIGTERM, old_term)
     print(f"run: {s['run_dir']}")
     print(f"{s['frames']:,} frames, {s['games']:,} games in {s['seconds'] / 3600:.2f} h "
           f"({s['frames_per_s']:,.0f} frames/s)")

@@ -169,10 +169,11 @@ def test_registry_checks_parameters():
 def test_shared_agent_test():
     from agents.testing import agent_api_test
 
-    r = agent_api_test("dmc", n_deals=6, hidden_deals=2)
+    r = agent_api_test("dmc", n_deals=4, hidden_deals=1)
     assert "play" in r["phases"]
 
 
+@pytest.mark.slow
 def test_hybrid_shared_agent_test():
     from agents.testing import agent_api_test
 
@@ -211,7 +212,7 @@ def test_tiny_training_makes_a_checkpoint_that_plays(tmp_path, monkeypatch, caps
 
     log = pd.read_parquet(run / "log.parquet")
     assert log["frames"].max() >= 3000 and log["eval_margin"].notna().sum() >= 2
-    g = play_game([("dmc", {"model": str(run / "model")}), "rule_based", "rule_based"], seed=4)
+    g = play_game([make_agent("dmc", model=str(run / "model")), "rule_based", "rule_based"], seed=4)
     assert g.is_terminal()
     # a finished run resumes to nothing; shipping an existing name is refused before work
     assert train_dmc.main(["--resume", str(run)]) == 0
