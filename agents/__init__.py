@@ -158,7 +158,8 @@ def _dmc_checks() -> dict[str, Any]:
     play = one_of("model", "rule_based", "pimc")
     return {"model": model, "early": one_of("auto", "model", "rule_based", "neural_bidder"),
             "declarer_play": play, "defender_play": play,
-            "pimc_worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000"}
+            "pimc_worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
+            "trust": lambda v: None if v == -1 or 0 <= v < 1000 else "-1 (off) or a number in [0, 1000)"}
 
 
 register("dmc", "agents.dmc:DMCAgent",
@@ -167,9 +168,11 @@ register("dmc", "agents.dmc:DMCAgent",
                    "else rule_based), model, rule_based or neural_bidder",
           "declarer_play": "card play as declarer: model, rule_based or pimc",
           "defender_play": "card play as defender (and in Ramsch): model, rule_based or pimc",
-          "pimc_worlds": "worlds per card decision of a pimc delegate"},
+          "pimc_worlds": "worlds per card decision of a pimc delegate",
+          "trust": ">= 0: play the model's card only if its Q beats the rule-based card's by more than this "
+                   "many SF points (-1: off)"},
          defaults={"model": "", "early": "auto", "declarer_play": "model", "defender_play": "model",
-                   "pimc_worlds": 32},
+                   "pimc_worlds": 32, "trust": -1.0},
          checks=_dmc_checks,
          doc="Deep Monte-Carlo self-play Q network (agents/dmc.py); phases it did not learn by a delegate")
 

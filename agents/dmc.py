@@ -373,6 +373,7 @@ def rule_based_actions(env: Any, phases: Sequence[str], params: np.ndarray | Non
 # ----------------------------------------------------------------------------- the agent
 
 _EARLY = ("auto", "model", "rule_based", "neural_bidder")
+_PLAY_INDEX = PHASES.index("play")
 _PLAY = ("model", "rule_based", "pimc")
 
 
@@ -388,12 +389,15 @@ class DMCAgent:
         declarer_play: card play as declarer: ``"model"``, ``"rule_based"`` or ``"pimc"``.
         defender_play: card play as defender (and in Ramsch): the same choices.
         pimc_worlds: worlds per card decision of a PIMC delegate.
+        trust: ``>= 0``: a card the model chooses is played only if its Q exceeds that of the
+            rule-based player's card by more than ``trust`` Seeger-Fabian points, else the
+            rule-based card (a guard against the noise of the Q estimates; ``-1``: off).
     """
 
     name = "dmc"
 
     def __init__(self, model: Any = None, early: str = "auto", declarer_play: str = "model",
-                 defender_play: str = "model", pimc_worlds: int = 32) -> None:
+                 defender_play: str = "model", pimc_worlds: int = 32, trust: float = -1.0) -> None:
         if early not in _EARLY:
             raise ValueError(f"early must be one of {_EARLY}, got {early!r}")
         for k, v in (("declarer_play", declarer_play), ("defender_play", defender_play)):
@@ -417,8 +421,12 @@ class DMCAgent:
             who.append((w, w))
         who.append((declarer_play, defender_play))
         self._who = who
+        self.trust = float(trust)
         self._delegates: dict[str, Any] = {}
-        for name in {x for pair in who for x in pair} - {"model"}:
+        names = {x for pair in who for x in pair} - {"model"}
+        if self.trust >= 0:
+            names.add("rule_based")
+        for name in names:
             if name == "rule_based":
                 from .rule_based import RuleBasedAgent
 
@@ -455,7 +463,13 @@ class DMCAgent:
         if self._by_model(x)[0]:
             legal = np.zeros((1, NUM_ACTIONS), np.bool_)
             legal[0, list(obs.legal_actions)] = True
-            return int(greedy(self.model.q_rows(x), legal)[0])
+            q = self.model.q_rows(x)
+            a = int(greedy(q, legal)[0])
+            if self.trust >= 0 and phase_of_rows(x)[0] == _PLAY_INDEX:
+                b = int(self._delegates["rule_based"].act(obs))
+                if b != a and q[0, a] - q[0, b] <= self.trust / 100.0:
+                    return b
+            return a
         ph = PHASES[int(phase_of_rows(x)[0])]
         role = int(role_of_rows(x)[0])
         name = self._who[PHASES.index(ph)][0 if role == 0 else 1]
@@ -467,6 +481,8 @@ class DMCAgent:
         x = np.asarray(observations, dtype=np.float32)
         out = np.full(len(x), -1, dtype=np.int64)
         m = self._by_model(x)
+        if self.trust >= 0:  # the rule-based card needs the typed observation: act() decides
+            m &= phase_of_rows(x) != _PLAY_INDEX
         if m.any():
             idx = np.flatnonzero(m)
             out[idx] = greedy(self.model.q_rows(x[idx]), np.asarray(legal_masks, dtype=np.bool_)[idx])

@@ -19,7 +19,9 @@ The config (JSON, every key checked before any work; ``--set key.sub=value`` ove
 - ``model``: ``hidden`` sizes; ``init``: a checkpoint to start from (warm start);
 - ``actors``: ``games`` (VecEnv slots per actor), ``epsilon`` (exploration), ``steps``
   (environment steps per actor and round), ``mix`` (share of games with 3 learners, with
-  1 learner + 2 rule-based, with 2 learners + 1 rule-based), ``threads`` (numba), ``ray``
+  1 learner + 2 rule-based, with 2 learners + 1 rule-based), ``demo`` (with ``learn="all"``: share
+  of games whose early decisions the rule-based player takes for the learner, rows kept: Monte-Carlo
+  returns of sensible bids, against the collapse into passing every hand), ``threads`` (numba), ``ray``
   (``count`` Ray actors when ``--address`` is given);
 - ``train``: ``frames`` (learner rows to train on), ``lr``, ``batch_size``, ``reuse``
   (passes over each round's rows), ``threads`` (torch), ``scale`` (returns / scale);
@@ -64,7 +66,7 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "learn": "play",
     "model": {"hidden": [512, 256, 256], "init": None},
-    "actors": {"games": 1024, "epsilon": 0.05, "steps": 64, "mix": [0.5, 0.25, 0.25], "threads": 1,
+    "actors": {"games": 1024, "epsilon": 0.05, "steps": 64, "mix": [0.5, 0.25, 0.25], "demo": 0.0, "threads": 1,
                "ray": {"count": 2}},
     "train": {"frames": 2_000_000, "lr": 3e-4, "batch_size": 2048, "reuse": 1, "threads": 2, "scale": 100.0},
     "eval": {"every_frames": 1_000_000, "deals": 500, "seed": 9001, "opponent": "rule_based"},
@@ -130,6 +132,8 @@ def check_config(cfg: dict[str, Any]) -> dict[str, Any]:
     a, t, e = cfg["actors"], cfg["train"], cfg["eval"]
     if a["games"] < 1 or a["steps"] < 1 or a["threads"] < 1:
         raise ConfigError("actors.games, actors.steps and actors.threads must be positive")
+    if not 0 <= a["demo"] <= 1:
+        raise ConfigError(f"actors.demo must be in [0, 1], got {a['demo']}")
     if not 0 <= a["epsilon"] <= 1:
         raise ConfigError(f"actors.epsilon must be in [0, 1], got {a['epsilon']}")
     mix = a["mix"]
@@ -235,6 +239,11 @@ class Actor:
         self.gen = np.random.default_rng(seed & 0x7FFF_FFFF_FFFF_FFFF)
         self.net = DMCNet(tuple(cfg["model"]["hidden"])).eval()
         self.acts = np.empty(n, np.int64)
+        self.demo = np.zeros(n, np.bool_)  # slots whose early decisions are the rule-based player's
+        if self.learn_all and a["demo"] > 0:
+            self.demo[self.gen.permutation(n)[:int(round(float(a["demo"]) * n))]] = True
+        self.early = ("bidding", "skat", "discard", "declare", "kontra")
+        self._rb = np.empty(n, np.int64)
         self._torch = torch
 
     def set_weights(self, state: dict[str, Any]) -> None:
@@ -259,6 +268,9 @@ class Actor:
                 rule_based_actions(env, self.delegated, out=acts)
             else:
                 acts[:] = -1
+                if self.demo.any():
+                    rule_based_actions(env, self.early, out=self._rb)
+                    acts[self.demo] = self._rb[self.demo]
             idx = np.flatnonzero((acts < 0) & (env.to_move >= 0))
             if len(idx):
                 obs = env.obs[idx]

@@ -249,3 +249,12 @@ def test_bad_settings_are_refused_before_work(override, message, capsys):
 
     assert train_dmc.main(["--set", override]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_full_trust_plays_like_the_rule_based_player():
+    from agents.play import play
+
+    for seed in (4, 9, 12):
+        a = play([make_agent("dmc", trust=999.0), "rule_based", make_agent("dmc", trust=999.0)], seed=seed)
+        b = play(["rule_based"] * 3, seed=seed)
+        assert a.state.history() == b.state.history()
