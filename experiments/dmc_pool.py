@@ -18,8 +18,6 @@ re-run with ``--resume DIR`` plays only the missing cells).
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -134,7 +132,6 @@ def main(argv: Sequence[str] | None = None, prog: str = "dmc_pool.py") -> int:
     (out / "table.md").write_text(text)
     write_manifest(out, "study:dmc_pool", cfg, argv=sys.argv, status="complete")
     print(text)
-    del json, math
     return 0
 
 

@@ -227,7 +227,7 @@ class Actor:
         self.cfg = cfg
         a = cfg["actors"]
         self.learn_all = cfg["learn"] == "all"
-        self.delegated = () if self.learn_all else ("bidding", "skat", "discard", "declare", "kontra")
+        self.delegated = () if self.learn_all else ("bidding", "skat", "discard", "declare")
         self.eps = float(a["epsilon"])
         self.steps = int(a["steps"])
         seed = derive_seed(int(cfg["seed"]), 1000 + index)
@@ -242,7 +242,7 @@ class Actor:
         self.demo = np.zeros(n, np.bool_)  # slots whose early decisions are the rule-based player's
         if self.learn_all and a["demo"] > 0:
             self.demo[self.gen.permutation(n)[:int(round(float(a["demo"]) * n))]] = True
-        self.early = ("bidding", "skat", "discard", "declare", "kontra")
+        self.early = ("bidding", "skat", "discard", "declare")
         self._rb = np.empty(n, np.int64)
         self._torch = torch
 
@@ -406,7 +406,8 @@ def _model_meta(cfg: dict[str, Any], frames: int, games: int, seconds: float) ->
 def _phases(cfg: dict[str, Any]) -> tuple[str, ...]:
     from agents.dmc import PHASES
 
-    return PHASES if cfg["learn"] == "all" else ("play",)
+    # Kontra/Re: the training rules (ISkO) have none, so the model never learns it; a delegate decides
+    return tuple(p for p in PHASES if p != "kontra") if cfg["learn"] == "all" else ("play",)
 
 
 def plot_curve(log: Any, path: Path, title: str) -> None:

@@ -258,3 +258,29 @@ def test_full_trust_plays_like_the_rule_based_player():
         a = play([make_agent("dmc", trust=999.0), "rule_based", make_agent("dmc", trust=999.0)], seed=seed)
         b = play(["rule_based"] * 3, seed=seed)
         assert a.state.history() == b.state.history()
+
+
+@pytest.mark.slow
+def test_every_phase_model_passes_the_shared_agent_test():
+    from agents.dmc import default_model_path
+    from agents.testing import agent_api_test
+
+    path = default_model_path().with_name("dmc_all_v1")
+    r = agent_api_test(lambda: make_agent("dmc", model=str(path), early="model"), n_deals=3, hidden_deals=1)
+    assert {"bidding", "declare", "play"} <= set(r["phases"])
+
+
+@pytest.mark.slow
+def test_ray_actors_train(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("ray")
+    from experiments import train_dmc
+
+    monkeypatch.chdir(tmp_path)
+    rc = train_dmc.main(["--set", "model.hidden=[16]", "--set", "actors.games=32", "--set", "actors.steps=40",
+                         "--set", "train.frames=1500", "--set", "eval.deals=0", "--set", "study=ray",
+                         "--address", "local", "--no-progress"])
+    assert rc == 0, capsys.readouterr().err
+    import ray
+
+    ray.shutdown()
+    assert len(list((tmp_path / "runs").glob("ray__0__*/model.pt"))) == 1
