@@ -10,6 +10,7 @@ Commands:
   simulate    batch simulation to a Parquet file (or a run directory) with progress
   solve       open-hand solution of a dealt hand game, judged against the announced goal
   bench       run one of the benchmarks/ scripts
+  serve       the browser table: play against two AIs, replay recorded games with the solver
   agents      the registered agents and their parameters
 
 Run 'skatsim COMMAND --help' for a command's options.
@@ -722,6 +723,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_import_arguments(sp)
     sp.set_defaults(func=_cmd_import_iss, parser=sp)
+
+    sp = sub.add_parser("serve", help="the browser table: play against two AIs, replay recorded games",
+                        description="A local web app: play one deal after another against two AIs with German- "
+                                    "or French-suited cards, and replay the games of --replay PATH with the "
+                                    "solver's verdict on every card (docs/web.md). Prints the URL.")
+    from skatsim_app.web import add_serve_arguments, run_serve
+
+    add_serve_arguments(sp)
+    sp.set_defaults(func=run_serve, parser=sp)
 
     sp = sub.add_parser("agents", help="list the registered agents and their parameters",
                         description="List the registered agents with their parameters and defaults.")
