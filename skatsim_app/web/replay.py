@@ -359,7 +359,7 @@ def _tournament_source(path: str, games: Any, cfg: dict[str, Any], limit: int) -
     for i, r in enumerate(rows):
         players = [str(r["agent_0"]), str(r["agent_1"]), str(r["agent_2"])]
         out.append(_summary(i, r, players, {"deal_id": int(r["deal_id"]), "arrangement": str(r["arrangement"]),
-                                            "deal_seed": int(r["deal_seed"]), "error": str(r.get("error") or "")}))
+                                            "deal_seed": str(int(r["deal_seed"])), "error": str(r.get("error") or "")}))
     labels = ", ".join(cfg.get("labels", []))
     src = Source(path, "tournament", f"tournament {labels} ({cfg.get('engine')} engine, seed {cfg.get('seed')})",
                  out, lambda i: out[i]["players"], total=len(games))
@@ -379,7 +379,7 @@ def _simulation_source(path: str, df: Any, policies: list[Any], seed: int, rules
     players = [label(p) for p in policies]
     pol = [(p["name"], p.get("params") or {}) if isinstance(p, dict) else (p[0], p[1]) for p in policies]
     rows = _rows(df, limit)
-    out = [_summary(i, r, players, {"deal_id": int(r["deal_index"]), "deal_seed": int(r["deal_seed"])})
+    out = [_summary(i, r, players, {"deal_id": int(r["deal_index"]), "deal_seed": str(int(r["deal_seed"]))})
            for i, r in enumerate(rows)]
     src = Source(path, "simulation", f"simulation {', '.join(players)} (seed {seed})", out, lambda i: players,
                  total=len(df))

@@ -216,7 +216,7 @@ class WebApp:
         order = [me, (me + 1) % 3, (me + 2) % 3]  # you, left, right
         d = r.declarer
         contract = "passed" if r.passed_in else "R" if r.ramsch else r.contract
-        sess.scores.append({"deal_no": g.deal_no, "seed": g.deal_seed, "seat": me,
+        sess.scores.append({"deal_no": g.deal_no, "seed": str(g.deal_seed), "seat": me,
                             "declarer": None if d is None else order.index(d), "contract": contract,
                             "won": bool(r.won) if d is not None else None, "list_score": int(r.list_score),
                             "bid": int(r.bid), "sf": [int(r.seeger_fabian[s]) for s in order],
@@ -246,6 +246,8 @@ def _settings_from(body: dict[str, Any], base: PlaySettings) -> tuple[PlaySettin
     for k in ("seat", "seed"):
         if k in body and body[k] is not None:
             v = body[k]
+            if k == "seed" and isinstance(v, str) and v.lstrip("-").isdigit():
+                v = int(v)
             if isinstance(v, bool) or not isinstance(v, int) or (k == "seat" and v not in (0, 1, 2)):
                 raise ApiError(400, f"'{k}' must be " + ("0, 1 or 2" if k == "seat" else "an int") + f", got {v!r}")
             extra[k] = v
@@ -486,9 +488,12 @@ def create_app(**options: Any) -> Starlette:
             explanation = (f"The game was stopped ({err}) and settled by rule: " if err else
                            "The game ended early: ") + f"{g['contract']}, list score {g['list_score']:+d}."
         meta = {k2: v for k2, v in src.games[i].items() if k2 != "row"}
+        c = meta["contract"]
+        meta["contract_label"] = "passed in" if c == "passed" else "Ramsch" if c == "R" else contract_label(c, deck)
         return {"source": k, "game": i, "players": players, "meta": meta, "moves": out_moves,
                 "n_moves": len(moves.actions), "card_steps": [m["n"] for m in out_moves if m["card"]],
-                "explanation": deck_text(explanation, deck), "mismatch": mismatch, "seed": moves.seed,
+                "explanation": deck_text(explanation, deck), "mismatch": mismatch,
+                "seed": None if moves.seed is None else str(moves.seed),
                 "rules": moves.rules}
 
     async def replay_position(request: Request, sess: Session) -> dict[str, Any]:
