@@ -164,6 +164,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"skatsim serve: error: cannot listen on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
         return 2
+    sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     print(f"skatsim table: http://{host}:{port}/   (Ctrl-C stops the server)", flush=True)

@@ -103,7 +103,8 @@ class PlayGame:
         self.seat = seat
         self.deal_no = deal_no
         self.deal_seed = to_seed(seed) & SEED_MASK
-        self.players: list[str] = ["you", "", ""]
+        self.players: list[str] = ["", "", ""]
+        self.players[seat] = "you"
         self.human = _HumanSeat()
         agents: list[Any] = [None, None, None]
         agents[seat] = self.human

@@ -111,14 +111,15 @@ class ProcessAgent:
             queued, self._queued = self._queued, []
             try:
                 self._conn.send(("act", queued, obs))
-                if not self._conn.poll(self.time_limit):
-                    self._kill(f"the agent was stopped after exceeding its time limit of {self.time_limit:g} s")
-                    raise AgentTimeout(f"no answer within the time limit of {self.time_limit:g} s "
-                                       "(the agent was stopped)")
-                status, value = self._conn.recv()
-            except (EOFError, OSError, BrokenPipeError) as e:
+                answered = self._conn.poll(self.time_limit)
+                if answered:
+                    status, value = self._conn.recv()
+            except (EOFError, OSError) as e:
                 self._kill(f"the agent's process ended ({type(e).__name__})")
                 raise RuntimeError(self.dead) from None
+            if not answered:
+                self._kill(f"the agent was stopped after exceeding its time limit of {self.time_limit:g} s")
+                raise AgentTimeout(f"no answer within the time limit of {self.time_limit:g} s (the agent was stopped)")
         if status == "error":
             raise RuntimeError(value)
         return value
