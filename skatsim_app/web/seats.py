@@ -28,7 +28,7 @@ import os
 import threading
 from typing import Any
 
-__all__ = ["ProcessAgent", "ThreadAgent", "AgentTimeout", "make_seat_agent", "HAS_FORK"]
+__all__ = ["ProcessAgent", "ThreadAgent", "AgentTimeout", "make_seat_agent", "detach_from_server", "HAS_FORK"]
 
 #: Can agents run in forked processes here?
 HAS_FORK = "fork" in mp.get_all_start_methods()
@@ -38,8 +38,45 @@ class AgentTimeout(TimeoutError):
     """The agent did not answer within its time limit (its process was stopped)."""
 
 
+def detach_from_server(parent: int | None = None, keep: tuple[int, ...] = ()) -> None:  # pragma: no cover - children
+    """What a process forked from the server does first: default signal handling (the
+    server's handlers came along with the fork: SIGTERM must end the child, Ctrl-C is the
+    server's to handle); close every socket it inherited but those in ``keep`` (the
+    listening socket, so a stopped server frees its port at once, and the browsers'
+    connections: a copy held open here would keep a connection the server closed looking
+    alive to the browser, which then sends its next request into the void); and, given
+    the server's pid, exit when the server is gone."""
+    import signal
+    import socket
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        fds = [int(f) for f in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = []
+    for fd in fds:
+        if fd in keep or fd < 3:
+            continue
+        try:
+            s = socket.socket(fileno=fd)
+        except OSError:  # not a socket (pipes, files) or already closed
+            continue
+        s.close()
+    if parent is not None:
+        def watch() -> None:
+            import time
+
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(0)
+
+        threading.Thread(target=watch, daemon=True, name="skatsim-watch-server").start()
+
+
 def _worker(conn: Any, agent: Any, parent: int) -> None:  # pragma: no cover - runs in the child
     """The child's loop: apply the queued calls, answer each ``act``."""
+    detach_from_server(keep=(conn.fileno(),))
     while True:
         try:
             if not conn.poll(1.0):

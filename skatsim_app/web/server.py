@@ -37,6 +37,7 @@ import asyncio
 import contextlib
 import dataclasses
 import multiprocessing as mp
+import os
 import secrets
 import threading
 from collections import OrderedDict
@@ -59,6 +60,7 @@ from . import jobs
 from .game import DEFAULT_OPPONENTS, PlayError, PlayGame, PlaySettings, present
 from .names import DECKS, contract_label, deck_text
 from .replay import DEFAULT_LIMIT, GameMoves, Source, move_label, open_source, position
+from .seats import detach_from_server
 
 __all__ = ["create_app", "WebApp", "STATIC", "COOKIE"]
 
@@ -139,7 +141,8 @@ class WebApp:
             if self._pool is None:
                 methods = mp.get_all_start_methods()
                 ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+                                                 initializer=detach_from_server, initargs=(os.getpid(),))
             return self._pool
 
     async def run_job(self, key: Any, fn: Callable[..., Any], *args: Any) -> Any:
@@ -174,7 +177,10 @@ class WebApp:
             s.close()
         self.sessions.clear()
         if self._pool is not None:
+            procs = list(getattr(self._pool, "_processes", {}).values())
             self._pool.shutdown(wait=False, cancel_futures=True)
+            for p in procs:  # a job still running (a long solve) is not waited for
+                p.terminate()
         self.threads.shutdown(wait=False, cancel_futures=True)
 
     def session(self, request: Request) -> tuple[str, Session, bool]:
@@ -475,7 +481,7 @@ def create_app(**options: Any) -> Starlette:
         for n, a in enumerate(moves.actions):
             seat, phase = s.current_player(), s.phase
             out_moves.append({"n": n, "seat": seat, "phase": phase, "action": _action_text(a),
-                              "label": move_label(seat, phase, a, players, deck, s.bid), "card": a < 32})
+                              "label": move_label(seat, phase, a, players, deck, s.bid), "card": phase == "play"})
             s.apply_action(a)
         final = moves.state()
         if final.is_terminal():
