@@ -58,7 +58,7 @@ from skatsim.options import ISKO, SkatRules
 
 from . import jobs
 from .game import DEFAULT_OPPONENTS, PlayError, PlayGame, PlaySettings, present
-from .names import DECKS, contract_label, deck_text
+from .names import DECKS, card_label, contract_label, deck_text
 from .replay import DEFAULT_LIMIT, GameMoves, Source, move_label, open_source, position
 from .seats import detach_from_server
 
@@ -518,11 +518,14 @@ def create_app(**options: Any) -> Starlette:
         i = _game_index(request, src)
         moves, _, _ = await _moves(k, src, i)
         step = _int_param(request, "step", 0, max(len(moves.actions) - 1, 0), 0)
+        deck = _deck(request)
         a = web._cache.get(("analysis", k, i))
         if a is not None:
-            return {"values": a["steps"].get(step)}
-        v = await web.run_job(("values", k, i, step), jobs.values, moves, step)
-        return {"values": v}
+            v = a["steps"].get(step)
+        else:
+            v = await web.run_job(("values", k, i, step), jobs.values, moves, step)
+        labels = {c: card_label(c, deck) for c in v["values"]} if v else {}
+        return {"values": v, "labels": labels}
 
     async def replay_analysis(request: Request, sess: Session) -> dict[str, Any]:
         k, src = _source(request)

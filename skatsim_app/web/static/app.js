@@ -602,12 +602,13 @@ async function goStep(step) {
   $("r-move").textContent = move ? `next: ${move.label}` : "end of the game";
   const vals = $("r-values");
   vals.innerHTML = "";
+  delete vals.dataset.step;
   if (move && move.card) {
     vals.textContent = "…";
     try {
-      const res = await api("GET", `/api/replay/values?source=${r.source}&game=${r.game}&step=${step}`);
+      const res = await api("GET", `/api/replay/values?source=${r.source}&game=${r.game}&step=${step}&deck=${S.deck}`);
       if (token !== r.token) return;
-      drawValues(res.data.values);
+      drawValues(res.data.values, res.data.labels);
     } catch (e) {
       vals.textContent = e.message;
     }
@@ -662,10 +663,12 @@ function drawPosition(p) {
     (d.seed !== null && d.seed !== undefined ? ` · seed ${d.seed}` : "");
 }
 
-function drawValues(v) {
+function drawValues(v, labels) {
   const box = $("r-values");
   box.innerHTML = "";
   if (!v) { box.textContent = "no solver value here (Ramsch, or not a card decision)"; return; }
+  box.dataset.step = v.step;
+  const played = labels[v.played] || v.played;
   const who = S.r.data.players[v.mover];
   const side = v.mover === v.declarer ? "declarer" : "defender";
   const unit = v.kind === "null" ? "" : " pts";
@@ -675,17 +678,18 @@ function drawValues(v) {
     if (c === v.played) cell.classList.add("played");
     if (c === v.played && v.lost > 0) cell.classList.add("lostmove");
     cell.appendChild(card(c, { size: "tiny" }));
+    cell.title = labels[c] || c;
     const shown = v.kind === "null" ? (val ? "null won" : "lost") : String(val);
     cell.appendChild(el("div", "num", shown));
     box.appendChild(cell);
   });
   let text;
   if (v.kind === "null") {
-    text = v.lost > 0 ? `${who} (${side}) played ${v.played} and threw the game away.` :
-      `${who} (${side}) played ${v.played}: no worse than the best card.`;
+    text = v.lost > 0 ? `${who} (${side}) played ${played} and threw the game away.` :
+      `${who} (${side}) played ${played}: no worse than the best card.`;
   } else {
     text = `Values: the declarer's card points with best play after each card. ${who} (${side}, ` +
-      `${side === "declarer" ? "wants the most" : "wants the fewest"}) played ${v.played}: ` +
+      `${side === "declarer" ? "wants the most" : "wants the fewest"}) played ${played}: ` +
       (v.lost > 0 ? `${v.lost} points lost against the best card.` : "best play.");
   }
   box.appendChild(el("div", "summary", text));
