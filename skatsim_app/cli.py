@@ -10,7 +10,6 @@ Commands:
   simulate    batch simulation to a Parquet file (or a run directory) with progress
   solve       open-hand solution of a dealt hand game, judged against the announced goal
   bench       run one of the benchmarks/ scripts
-  serve       the browser table: play against two AIs, replay recorded games with the solver
   agents      the registered agents and their parameters
 
 Run 'skatsim COMMAND --help' for a command's options.
