@@ -30,11 +30,10 @@ of a deal (the value, the matadors, why the declarer won or lost);
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HOLD, KONTRA, PASS, PICKUP, RE, HAND, action_to_string, \
     string_to_action
-from skatsim.bits import iter_bits
 from skatsim.cards import ACE, CLUBS, DIAMONDS, EIGHT, HEARTS, JACK, KING, NINE, QUEEN, SEVEN, SPADES, TEN, \
     card_name, card_points
 from skatsim.contracts import Contract
@@ -346,7 +345,7 @@ def explain_result(state: "SkatState", seat: int | None = None) -> str:
 def solver_verdict(state: "SkatState") -> str:
     """The open-hand solver's verdict on the declarer's contract: from the start of the card
     play, with every hand open and best play by all, does the declarer reach the goal?"""
-    from skatsim.solver import solve, target_for
+    from skatsim.solver import describe_target, solve, target_for
     from skatsim.state import SkatState
 
     r = state.result
@@ -361,14 +360,10 @@ def solver_verdict(state: "SkatState") -> str:
     goal = target_for(c)
     judged = solve(start, mode="threshold", threshold=goal)
     verdict = "wins" if judged.declarer_wins else "loses"
-    goal_text = {"schwarz": "every trick", "null": "no trick"}.get(goal, f"{goal} card points")  # type: ignore[arg-type]
     text = (f"Open-hand solver: with all cards visible and best play by everybody, the declarer {verdict} "
-            f"{c.to_text()} (goal: {goal_text})")
+            f"{c.to_text()} (goal: {describe_target(goal)})")
     if not c.is_null:
-        best = solve(start, mode="exact")
-        pts = getattr(best, "declarer_points", None)
-        if pts is None:
-            pts = best.value
-        text += f"; best play gives the declarer {pts} card points"
+        best = solve(start, mode="exact", threshold=61)  # the card points, whatever the goal
+        text += f"; best play gives the declarer {best.declarer_points} card points"
     played = "won" if r.won else "lost"
     return text + f". At the table the game was {played}."

@@ -24,14 +24,14 @@ The ``bid`` / ``passed`` / ``seat_bids`` block is the bidding so far. What it me
 checkpoint's ``context``:
 
 - ``"bid_level"`` (the shipped model): labels conditioned on the auction
-  (``condition="auction"`` in :mod:`skatsim.bidding_data`); ``bid`` is the bid at which
+  (``condition="auction"`` in :mod:`agents.bidding_data`); ``bid`` is the bid at which
   the seat would win the auction against rule-based opponents, the rest is zero. The agent
   asks "what is each contract worth if I win at ``b``?" with ``bid = b / 264``.
 - ``"auction"``: labels from uniformly dealt worlds, which do not depend on the block;
   training randomises it (``context_augment``) so the network ignores it, and the agent
   fills in the real bidding so far (room for human records, ``source="iss"``).
 
-Outputs: per contract of :data:`skatsim.bidding_data.CONTRACTS` (``D H S C G N`` after a
+Outputs: per contract of :data:`agents.bidding_data.CONTRACTS` (``D H S C G N`` after a
 pickup, ``DH ... NH`` hand) a win-probability logit and the expected list score at the
 contract's own value / 100 (``2 x 12`` numbers).
 
@@ -68,11 +68,14 @@ import numpy as np
 from numba import njit
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP
-from skatsim.bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
+from .bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
 from skatsim.cards import CARD_POINTS
-from skatsim.contracts import BASE_VALUES, BID_VALUES, DECLARATIONS, NULL_VALUES, Contract
+from skatsim.contracts import BID_VALUES, DECLARATIONS, Contract
 from skatsim.kernels import game as G
 from skatsim.rules import NULL
+from skatsim.scoring import matadors_many, matadors_of
+from skatsim.valuation import HAND as HAND_FLAG
+from skatsim.valuation import expected_sf_array, game_value, game_value_array
 
 from .base import DUPLICATE_LOSS_PENALTY
 
@@ -80,7 +83,7 @@ if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["LAYOUT_VERSION", "FEATURE_LAYOUT", "N_FEATURES", "N_CONTRACTS", "encode_features", "BiddingNet",
-           "encode_features_np", "save_checkpoint", "load_model", "default_model_path", "NeuralBidderAgent", "CheckpointError",
+           "save_checkpoint", "load_model", "default_model_path", "NeuralBidderAgent", "CheckpointError",
            "contract_scores"]
 
 LAYOUT_VERSION = 1
@@ -96,22 +99,7 @@ for _name, _n in FEATURE_LAYOUT:
     _pos += _n
 CONTEXT = slice(_OFF["bid"], _OFF["bid"] + 5)  # the bidding-so-far block
 
-_BIT = np.arange(32, dtype=np.int64)
-_JACK_BITS = np.array([7, 15, 23, 31])
-_PTS = np.array(CARD_POINTS, dtype=np.float32)
 _TOP = 264.0
-
-
-def _matadors(bits: np.ndarray, game: int) -> np.ndarray:
-    """|matadors| of hands given as (n, 32) bit rows (ten cards only)."""
-    order = [31, 23, 15, 7]  # CJ SJ HJ DJ
-    if game < 4:
-        order += [8 * game + r for r in (6, 5, 4, 3, 2, 1, 0)]  # A 10 K Q 9 8 7
-    seq = bits[:, order].astype(bool)
-    first = seq[:, :1]
-    same = seq == first
-    run = np.cumprod(same, axis=1).sum(axis=1)
-    return run
 
 
 @njit(cache=True)
@@ -135,19 +123,8 @@ def _encode_kernel(h, s, out):
             out[i, _O_TRUMPS + u] = (plain + jacks) / 11.0
         out[i, _O_JACKS] = jacks / 4.0
         for g in range(5):
-            n_t = 11 if g < 4 else 4
-            first = (m >> 31) & 1
-            run = 0
-            for k in range(n_t):
-                if k < 4:
-                    c = 31 - 8 * k
-                else:
-                    c = 8 * g + 10 - k  # A 10 K Q 9 8 7 = ranks 6 5 4 3 2 1 0
-                if ((m >> c) & 1) == first:
-                    run += 1
-                else:
-                    break
-            out[i, _O_MAT + g] = run / 11.0
+            mat = matadors_of(m, g)
+            out[i, _O_MAT + g] = (mat if mat > 0 else -mat) / 11.0
         out[i, _O_AT] = (((m >> 6) & 1) + ((m >> 14) & 1) + ((m >> 22) & 1) + ((m >> 30) & 1)) / 4.0
         out[i, _O_AT + 1] = (((m >> 5) & 1) + ((m >> 13) & 1) + ((m >> 21) & 1) + ((m >> 29) & 1)) / 4.0
         out[i, _O_PTS] = pts / 60.0
@@ -174,31 +151,6 @@ def encode_features(hands: Any, seats: Any, context: Any = None) -> np.ndarray:
     _encode_kernel(h, np.ascontiguousarray(s), out)
     if context is not None:
         out[:, CONTEXT] = np.asarray(context, np.float32).reshape(h.shape[0], 5)
-    return out
-
-
-def encode_features_np(hands: Any, seats: Any) -> np.ndarray:
-    """The same features in plain numpy (the reference of the compiled encoder)."""
-    h = np.asarray(hands, dtype=np.int64).reshape(-1)
-    s = np.asarray(seats, dtype=np.int64).reshape(-1)
-    n = h.shape[0]
-    out = np.zeros((n, N_FEATURES), np.float32)
-    bits = ((h[:, None] >> _BIT) & 1).astype(np.float32)
-    out[:, 0:32] = bits
-    out[np.arange(n), _OFF["seat"] + s] = 1.0
-    plain = bits.copy()
-    plain[:, _JACK_BITS] = 0
-    suit = plain.reshape(n, 4, 8).sum(axis=2)
-    jacks = bits[:, _JACK_BITS].sum(axis=1)
-    o = _OFF["suit_len"]
-    out[:, o:o + 4] = suit / 7.0
-    out[:, _OFF["trumps"]:_OFF["trumps"] + 4] = (suit + jacks[:, None]) / 11.0
-    out[:, _OFF["jacks"]] = jacks / 4.0
-    for g in range(5):
-        out[:, _OFF["matadors"] + g] = _matadors(bits, g) / 11.0
-    out[:, _OFF["aces_tens"]] = bits[:, [6, 14, 22, 30]].sum(axis=1) / 4.0
-    out[:, _OFF["aces_tens"] + 1] = bits[:, [5, 13, 21, 29]].sum(axis=1) / 4.0
-    out[:, _OFF["points"]] = bits @ _PTS / 60.0
     return out
 
 
@@ -355,8 +307,8 @@ def load_model(path: str | Path | None = None) -> _Model:
 
 def _mats12(cards: np.ndarray) -> np.ndarray:
     """|matadors| per game (5 columns) of 12-card masks."""
-    bits = ((cards[:, None] >> _BIT) & 1)
-    return np.stack([_matadors(bits, g) for g in range(5)], axis=1)
+    cards = np.ascontiguousarray(cards, np.int64)
+    return np.stack([np.abs(matadors_many(cards, g)) for g in range(5)], axis=1)
 
 
 _SKAT_PAIRS: dict[int, np.ndarray] = {}
@@ -375,27 +327,23 @@ def _skat_mats(hand: int) -> np.ndarray:
     return m
 
 
-def _sf(p: np.ndarray, v: np.ndarray, bid: int, base: np.ndarray, penalty: float) -> np.ndarray:
-    """Expected relative SF of a game won with probability ``p`` worth ``v`` at ``bid``."""
-    over = v < bid
-    charged = np.where(over, base * -(-bid // base), v)
-    pw = np.where(over, 0.0, p)
-    return pw * (charged + 50) - (1 - pw) * (2 * charged + 50 + 2 * penalty)
-
-
 def _game_sf(p: Any, game: int, mats: Any, hand_game: bool, bid: int, penalty: float) -> np.ndarray:
-    """:func:`_sf` of ``game`` won with probabilities ``p`` (an array) whose matadors are
-    ``mats`` (one per entry; unused in null), hand or not: the value follows from them; a
-    null below the bid is not declarable (``-inf``)."""
-    p = np.asarray(p, np.float64)
+    """Expected relative SF (:func:`skatsim.valuation.expected_sf`) of ``game`` won with
+    probabilities ``p`` (an array) whose matadors are ``mats`` (one per entry; unused in
+    null), hand or not: the value follows from them; a null below the bid is not declarable
+    (``-inf``)."""
+    p = np.ascontiguousarray(p, np.float64).ravel()
+    flags = HAND_FLAG if hand_game else 0
     if game == NULL:
-        v = NULL_VALUES[int(bool(hand_game))]
+        v = int(game_value(NULL, flags, 0))
         if v < bid:
             return np.full(p.shape, -np.inf)
-        vv = np.full(p.shape, v)
-        return _sf(p, vv, bid, vv, penalty)
-    base = np.full(p.shape, BASE_VALUES[game])
-    return _sf(p, base * (np.asarray(mats) + 1 + int(bool(hand_game))), bid, base, penalty)
+        values = np.full(p.shape, v, np.int64)
+    else:
+        m = np.ascontiguousarray(np.broadcast_to(np.asarray(mats, np.int64), p.shape))
+        no = np.zeros(p.shape, np.bool_)
+        values = game_value_array(game, flags, m, no, no)
+    return expected_sf_array(p, values, game, flags, bid, penalty)
 
 
 def contract_scores(p: np.ndarray, hand: int, bid: int, penalty: float, twelve: int | None = None,
@@ -415,9 +363,7 @@ def contract_scores(p: np.ndarray, hand: int, bid: int, penalty: float, twelve: 
         if g == NULL:
             out[i] = float(_game_sf(np.full(1, p[i]), g, None, hg, bid, penalty)[0])
             continue
-        base = np.full(k, BASE_VALUES[g])
-        v = base * (mats[:, g] + 1 + int(hg))
-        out[i] = float(_sf(np.full(k, p[i]), v, bid, base, penalty).mean())
+        out[i] = float(_game_sf(np.full(k, p[i]), g, mats[:, g], hg, bid, penalty).mean())
     return out
 
 
@@ -603,7 +549,7 @@ class NeuralBidderAgent:
         the card already discarded, or -1).
 
         ``discard="plans"``: each game with its own rule-based discard plan
-        (:func:`skatsim.bidding_data.discard_for`); ``"model"``: every pair of cards for every
+        (:func:`agents.bidding_data.discard_for`); ``"model"``: every pair of cards for every
         game."""
         if self.discard == "plans":
             cand = [(g, discard_for(twelve, g)) for g in range(6)]

@@ -32,6 +32,8 @@ from skatsim.cards import ACES, CARD_POINTS, SUIT_MASKS, TENS
 from skatsim.contracts import BID_VALUES, DECLARATIONS, Contract
 from skatsim.rules import GRAND, NULL, TRUMP_MASKS
 from skatsim.scoring import matadors_of
+from skatsim.valuation import HAND as HAND_FLAG
+from skatsim.valuation import charged_value, expected_sf, game_value
 from skatsim.solver import Position, Solver
 
 from .base import DUPLICATE_LOSS_PENALTY
@@ -41,29 +43,22 @@ if TYPE_CHECKING:
 
 __all__ = ["SimulationBidder", "best_discard", "expected_score"]
 
-_LOSS = 2 * DUPLICATE_LOSS_PENALTY  # the defenders' share of a lost game, relative (see agents.base)
-
 _GAMES = (0, 1, 2, 3, GRAND, NULL)
-_BASE = (9, 10, 11, 12, 24)
 _NULL_RANK = (0, 1, 2, 5, 6, 3, 7, 4)  # null order 7 8 9 10 J Q K A by OpenSpiel rank index
 
 
 def contract_value(game: int, hand: bool, twelve: int) -> int:
-    """The game value of a won contract without schneider: ``base x (matadors + 1 [+ hand])``,
-    or the null value (23 / 35 hand)."""
-    if game == NULL:
-        return 35 if hand else 23
-    m = abs(int(matadors_of(twelve, game)))
-    return _BASE[game] * (m + 1 + int(hand))
+    """The game value of a won contract without schneider (:func:`skatsim.valuation.game_value`:
+    ``base x (matadors + 1 [+ hand])``, or the null value, 23 / 35 hand)."""
+    return int(game_value(game, HAND_FLAG if hand else 0, matadors_of(twelve, game)))
 
 
-def expected_score(p: float, value: int, bid: int, game: int) -> float:
-    """Expected Seeger-Fabian score of a contract won with probability ``p`` at ``bid``."""
-    if value < bid:  # overbid: lost whatever happens, charged the bid rounded up
-        base = value if game == NULL else _BASE[game]
-        charged = base * -(-bid // base) if game != NULL else bid
-        return -(2 * charged + 50 + _LOSS)
-    return p * (value + 50) - (1 - p) * (2 * value + 50 + _LOSS)
+def expected_score(p: float, value: int, bid: int, game: int, hand: bool = False) -> float:
+    """Expected relative Seeger-Fabian score of a contract won with probability ``p`` at
+    ``bid`` (:func:`skatsim.valuation.expected_sf`; an overbid is lost whatever happens),
+    a lost game costing the duplicate penalty per defender."""
+    flags = HAND_FLAG if hand else 0
+    return float(expected_sf(p, value, charged_value(game, flags, value, bid), DUPLICATE_LOSS_PENALTY))
 
 
 def best_discard(twelve: int, game: int) -> int:
@@ -174,7 +169,7 @@ class SimulationBidder:
         ev = self.evaluate(hand, seat)
         top = 0
         for bid in BID_VALUES:
-            if any(expected_score(p, v, bid, g) > 0 for (g, _), (p, v) in ev.items()):
+            if any(expected_score(p, v, bid, g, h) > 0 for (g, h), (p, v) in ev.items()):
                 top = bid
         return top
 
@@ -193,8 +188,8 @@ class SimulationBidder:
             return PASS if PASS in legal else legal[0]
         if obs.phase == "skat":
             ev = self.evaluate(hand, obs.seat)
-            best_hand = max(expected_score(p, v, obs.bid, g) for (g, h), (p, v) in ev.items() if h)
-            best_pick = max(expected_score(p, v, obs.bid, g) for (g, h), (p, v) in ev.items() if not h)
+            best_hand = max(expected_score(p, v, obs.bid, g, h) for (g, h), (p, v) in ev.items() if h)
+            best_pick = max(expected_score(p, v, obs.bid, g, h) for (g, h), (p, v) in ev.items() if not h)
             return HAND if best_hand > best_pick and HAND in legal else PICKUP
         if obs.phase == "declare":
             return self._declare(obs)
@@ -225,7 +220,7 @@ class SimulationBidder:
                 pile = sk if sk is not None else wsk
                 wins += self._wins(seat, cards, wa, wb, pile, c.game)
                 values.append(contract_value(c.game, c.hand, twelve if obs.skat is not None else cards | pile))
-            e = expected_score(wins / len(worlds), int(np.median(values)), obs.bid, c.game)
+            e = expected_score(wins / len(worlds), int(np.median(values)), obs.bid, c.game, c.hand)
             if e > best_e:
                 best_a, best_e = a, e
         return best_a

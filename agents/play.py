@@ -16,8 +16,12 @@ tournaments use) the error is recorded (:attr:`PlayedGame.errors`) and the game 
 rules-based outcome instead, as for a rule violation under ISkO 4.1.4/4.1.5 (the guilty
 side loses, at the simple level). ``time_limit=`` seconds per decision makes a decision
 that takes longer an error of the same kind (:class:`TimeLimitError`; on POSIX the agent
-is interrupted with ``SIGALRM`` when it runs in the main thread, otherwise its late
-answer is discarded). The outcome (:func:`forfeit_result`):
+is interrupted when it runs in the main thread, otherwise its late answer is discarded).
+The limit counts the agent's own CPU time (:func:`agent_clock`: neither the machine's load
+nor the table's work, garbage collection included, counts; resolution about 1 µs; an
+interrupt arrives within a kernel tick, 4-10 ms, of the limit, see :class:`_deadline`), and
+so do the decision times the table reports. The
+outcome (:func:`forfeit_result`):
 
 - **bidding** and **Kontra/Re**: the offender is treated as having passed (said nothing)
   and the game goes on; if it errs again later, the rules below apply then;
@@ -47,6 +51,7 @@ points with the skat); ``won``, the levels, the value and the scores follow the 
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -64,7 +69,7 @@ from skatsim.state import SkatState
 from .base import AgentSpec, make_agent
 
 __all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "TimeLimitError",
-           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR"]
+           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock"]
 
 #: What :class:`Table` does when an agent fails: raise, or record it and settle the game.
 ON_ERROR = ("raise", "forfeit")
@@ -99,37 +104,69 @@ class TimeLimitError(AgentError, TimeoutError):
 
 
 class _Alarm(BaseException):
-    """Raised by the SIGALRM handler inside a slow agent (a BaseException, so an agent's
+    """Raised by the timer signal handler inside a slow agent (a BaseException, so an agent's
     ``except Exception`` cannot swallow it)."""
 
 
+def agent_clock() -> float:
+    """The clock of per-decision time limits and decision times: this process's CPU time
+    (:func:`time.process_time`, user + system, every thread; resolution about 1 µs here), so
+    neither the machine's load nor time spent waiting counts, only the agent's own work."""
+    return time.process_time()
+
+
 class _deadline:
-    """Interrupt the ``with`` body after ``seconds`` (POSIX, main thread only; else a no-op)."""
+    """Interrupt the ``with`` body once it has used ``seconds`` of CPU time (POSIX, main
+    thread only; elsewhere a no-op and the table only checks the time afterwards).
+
+    The CPU timer (``ITIMER_PROF``) is sampled at the kernel's tick, so an interrupt comes
+    within about one tick (4-10 ms) of the limit; it repeats every millisecond until the
+    body stops, in case the first one lands where Python cannot raise it (a ``__del__``).
+    A wall-clock backstop (``ITIMER_REAL``, 10 x the limit + 1 s) stops an agent that
+    waits instead of computing. Interrupts never escape the ``with`` block: after it they
+    are ignored, and inside it the ones Python reports as unraisable are silenced.
+    """
 
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
         self.armed = False
+        self.active = False
 
     def __enter__(self) -> "_deadline":
         import signal
+        import sys
         import threading
 
         if (self.seconds is not None and hasattr(signal, "setitimer")
                 and threading.current_thread() is threading.main_thread()):
-            def on_alarm(signum: int, frame: Any) -> None:
-                raise _Alarm()
+            def on_timer(signum: int, frame: Any) -> None:
+                if self.active:
+                    raise _Alarm()
 
-            self._old = signal.signal(signal.SIGALRM, on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-            self.armed = True
+            def hook(unraisable: Any) -> None:
+                if not isinstance(unraisable.exc_value, _Alarm):
+                    self._old_hook(unraisable)
+
+            self._old = (signal.signal(signal.SIGPROF, on_timer), signal.signal(signal.SIGALRM, on_timer))
+            self._old_hook = sys.unraisablehook
+            sys.unraisablehook = hook
+            self.active = self.armed = True
+            signal.setitimer(signal.ITIMER_PROF, self.seconds, 0.001)
+            signal.setitimer(signal.ITIMER_REAL, 10 * self.seconds + 1.0, 0.001)
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.active = False
         if self.armed:
             import signal
+            import sys
 
+            signal.setitimer(signal.ITIMER_PROF, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._old)
+            signal.signal(signal.SIGPROF, self._old[0])
+            signal.signal(signal.SIGALRM, self._old[1])
+            sys.unraisablehook = self._old_hook
+            self.armed = False
 
 
 def deal_seed_of_deal(deal: Deal) -> int:
@@ -157,6 +194,20 @@ def _resolve_agents(agents: Sequence[Any]) -> list[Any]:
         if not callable(getattr(a, "act", None)):
             raise TypeError(f"agent for seat {s} ({a!r}) has no act(obs) method")
     return out
+
+
+def _illegal_text(name: str, seat: int, phase: str, action: Any, state: SkatState) -> str:
+    """What an agent returned that the table cannot use, and what it should have returned."""
+    legal = " ".join(action_to_string(a) for a in state.legal_actions())
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return (f"agent {name!r} (seat {seat}) returned {action!r} ({type(action).__name__}) in phase {phase}: "
+                f"act() must return an action id (an int, one of obs.legal_actions); legal: {legal}")
+    try:
+        text = repr(action_to_string(int(action)))
+    except (ValueError, TypeError, IndexError):
+        text = "not an action id"
+    return (f"agent {name!r} (seat {seat}) returned the illegal action {int(action)} ({text}) in phase {phase}; "
+            f"legal: {legal}")
 
 
 class Table:
@@ -239,40 +290,38 @@ class Table:
         phase = state.phase
         name = _agent_name(agent)
         limit = self.time_limit
-        t0 = time.perf_counter()
+        collect = gc.isenabled()
+        gc.disable()  # the interpreter's garbage collection is the table's time, not the agent's
+        t0 = agent_clock()
         try:
             with _deadline(limit):
                 action = agent.act(obs)
         except _Alarm:
-            dt = time.perf_counter() - t0
+            dt = agent_clock() - t0
             self.decision_time[seat] += dt
             self.decisions[seat] += 1
             raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {limit:g} s in phase "
-                                 f"{phase} (interrupted after {dt:.3f} s)", agent=name, seat=seat,
+                                 f"{phase} (interrupted after {dt:.3f} s of CPU time)", agent=name, seat=seat,
                                  phase=phase) from None
         except Exception as e:
             raise AgentError(f"agent {name!r} (seat {seat}) raised {type(e).__name__} in phase "
                              f"{phase}: {e}", agent=name, seat=seat, phase=phase) from e
-        dt = time.perf_counter() - t0
+        finally:
+            if collect:
+                gc.enable()
+        dt = agent_clock() - t0
         self.decision_time[seat] += dt
         self.decisions[seat] += 1
         if limit is not None and dt > limit:
             raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {limit:g} s in phase "
-                                 f"{phase} ({dt:.3f} s)", agent=name, seat=seat, phase=phase)
+                                 f"{phase} ({dt:.3f} s of CPU time)", agent=name, seat=seat, phase=phase)
         ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
         if ok:
             action = int(action)
-            ok = action in obs.legal_actions
+            ok = state.is_legal(action)  # the state's rules, never the agent's copy of the list
         if not ok:
-            try:
-                text = repr(action_to_string(action))
-            except (ValueError, TypeError, IndexError):
-                text = "not an action id"
-            legal = " ".join(action_to_string(a) for a in obs.legal_actions)
-            raise IllegalActionError(
-                f"agent {_agent_name(agent)!r} (seat {seat}) returned the illegal action {action!r} ({text}) "
-                f"in phase {phase}; legal: {legal}", agent=_agent_name(agent), seat=seat, phase=phase,
-                action=action)
+            raise IllegalActionError(_illegal_text(_agent_name(agent), seat, phase, action, state),
+                                     agent=_agent_name(agent), seat=seat, phase=phase, action=action)
         self._apply(seat, action, phase)
         return seat, action
 
@@ -326,8 +375,20 @@ class PlayedGame:
         """The errors, ``"; "``-separated (empty: none)."""
         return "; ".join(str(e) for e in self.errors)
 
+    @property
+    def error_traceback(self) -> str:
+        """The agents' own tracebacks of the errors (what the agent raised, where), for the log
+        of a run (empty: none)."""
+        import traceback
 
-_BASE_VALUES = (9, 10, 11, 12, 24)  # diamonds hearts spades clubs grand
+        parts = []
+        for e in self.errors:
+            cause = e.__cause__
+            if cause is not None:
+                parts.append(f"{e}\n" + "".join(traceback.format_exception(type(cause), cause, cause.__traceback__)))
+            else:
+                parts.append(str(e))
+        return "\n".join(parts)
 
 
 def forfeit_result(state: SkatState, offender: int) -> GameResult:
@@ -345,65 +406,53 @@ def forfeit_result(state: SkatState, offender: int) -> GameResult:
     >>> won.won, won.game_value == lost.game_value, won.seeger_fabian[0] == won.game_value + 50
     (True, True, True)
     """
-    import numpy as np
-
     from skatsim.cards import card_points
-    from skatsim.contracts import HAND
-    from skatsim.kernels import game as K
-    from skatsim.scoring import matadors_of, settle_core, sf_points
+    from skatsim.layout import N_RESULT, R_DECLARER, R_GAME, R_PTS0, R_SCORE0, R_SF0
+    from skatsim.rules import GRAND, NULL, RAMSCH
+    from skatsim.scoring import matadors_of, settle_into
     from skatsim.solver import target_for
+    from skatsim.valuation import HAND, game_value
 
-    r = np.zeros(K.N_RESULT, dtype=np.int64)
+    r = np.zeros(N_RESULT, dtype=np.int64)
     pts = state.points()
     tricks = state.tricks_won()
     for s in range(3):
-        r[K.R_PTS0 + s] = pts[s]
+        r[R_PTS0 + s] = pts[s]
     g = state.game_type
     d = state.declarer
-    if g == 6:  # Ramsch: the offender alone loses, as if it had taken every card
-        r[K.R_DECLARER], r[K.R_GAME] = -1, 6
-        r[K.R_SCORE0 + offender] = -120
-        r[K.R_SF0 + offender] = -120
+    if g == RAMSCH:  # the offender alone loses, as if it had taken every card
+        r[R_DECLARER], r[R_GAME] = -1, RAMSCH
+        r[R_SCORE0 + offender] = -120
+        r[R_SF0 + offender] = -120
         return GameResult.from_result_fields(r, state.rules)
     if d is None:  # nobody declared (a bidding error with no pass to substitute): no game
-        r[K.R_DECLARER], r[K.R_GAME] = -1, -1
+        r[R_DECLARER], r[R_GAME] = -1, -1
         return GameResult.from_result_fields(r, state.rules, card_points=False)
     bid = state.bid
     picked = state.skat_picked_up
-    kontra = len(state.observation(offender).kontra)
+    kontra = state.kontra_level
     cards = state.deal.hands[d].mask | state.deal.skat.mask
     if g is None:  # before the declaration: lost at the bid, the cheapest game reaching it
         flags = HAND if state.phase == "declare" and not picked else 0
-        hand = 1 if flags else 0
         options = []
-        for game, base in enumerate(_BASE_VALUES):
+        for game in range(GRAND + 1):
             mat = int(matadors_of(cards, game))
-            options.append((base * (abs(mat) + 1 + hand), game, mat))
+            options.append((int(game_value(game, flags, mat)), game, mat))
         reach = [o for o in options if o[0] >= bid]
-        value, g, mat = min(reach) if reach else max(options, key=lambda o: (o[0], -o[1]))
+        _, g, mat = min(reach) if reach else max(options, key=lambda o: (o[0], -o[1]))
         lp, lt = 60, 1
     else:
         flags = state.contract.flags
-        mat = int(matadors_of(cards, g)) if g < 5 else 0
+        mat = int(matadors_of(cards, g))
         if offender == d:
             lp, lt = 60, 1
         else:
             goal = target_for(state.contract)
             lp, lt = {61: (61, 5), 90: (90, 5), "schwarz": (120, 10), "null": (0, 0)}[goal]
-        if g == 5:
+        if g == NULL:
             lt = 1 if offender == d else 0
-    won, schneider, schwarz, mult, value, overbid, charged, score = settle_core(g, flags, mat, bid, lp, lt, kontra)
-    r[K.R_DECLARER], r[K.R_GAME], r[K.R_FLAGS], r[K.R_BID] = d, g, flags, bid
-    r[K.R_PICKED], r[K.R_KONTRA] = picked, kontra
-    r[K.R_DECL_POINTS] = pts[d] + card_points(state.skat_mask())
-    r[K.R_DECL_TRICKS] = tricks[d]
-    r[K.R_MATADORS] = mat if g < 5 else 0
-    r[K.R_WON], r[K.R_SCHNEIDER], r[K.R_SCHWARZ] = won, schneider, schwarz
-    r[K.R_MULT], r[K.R_VALUE], r[K.R_OVERBID], r[K.R_CHARGED] = mult, value, overbid, charged
-    r[K.R_LIST_SCORE] = score
-    r[K.R_SCORE0 + d] = score
-    for s in range(3):
-        r[K.R_SF0 + s] = sf_points(bool(won), int(score), s, d)
+    settle_into(r, d, g, flags, bid, int(picked), kontra, mat, pts[d] + card_points(state.skat_mask()), tricks[d],
+                lp, lt, False)
     return GameResult.from_result_fields(r, state.rules)
 
 

@@ -25,7 +25,7 @@ import _env  # noqa: E402
 
 
 def bench_labels(labeler: str, deals: int, worlds: int) -> dict:
-    from skatsim.bidding_data import LabelConfig, label_deal
+    from agents.bidding_data import LabelConfig, label_deal
 
     cfg = LabelConfig(n_deals=deals + 1, seed=123, worlds=worlds, labeler=labeler)
     label_deal(0, cfg)  # compile

@@ -39,7 +39,7 @@ class Config:
 
 def _tournament(side: dict, cfg: Config):
     from agents import load_tournament, run_tournament
-    from agents.runs import is_run_dir
+    from skatsim.runs import is_run_dir
 
     out = Path(side["out"])
     if not out.is_absolute():

@@ -4,8 +4,8 @@
 
 The config (JSON) has four parts:
 
-- ``data``: ``dirs`` (label directories of :mod:`skatsim.bidding_data`); ``generate``
-  (optional :class:`skatsim.bidding_data.LabelConfig` fields: the first directory is
+- ``data``: ``dirs`` (label directories of :mod:`agents.bidding_data`); ``generate``
+  (optional :class:`agents.bidding_data.LabelConfig` fields: the first directory is
   generated, or resumed, with ``workers`` processes before training).
 - ``model``: ``hidden`` sizes, ``dropout``.
 - ``train``: ``val_fraction`` (split by deal), ``batch_size``, ``lr``, ``weight_decay``,
@@ -78,7 +78,7 @@ def load_config(path: str | None, overrides: Sequence[str] = ()) -> dict[str, An
 def arrays(df: Any) -> tuple[np.ndarray, ...]:
     """Features, win targets, score targets (/100), per-contract weights, deal ids."""
     from agents.neural_bidding import encode_features
-    from skatsim.bidding_data import CONTRACTS
+    from agents.bidding_data import CONTRACTS
 
     ctx = None
     if "bid_level" in df and (df["bid_level"] > 0).any():  # auction-conditioned rows: the bid slot says at what bid
@@ -94,26 +94,11 @@ def arrays(df: Any) -> tuple[np.ndarray, ...]:
 
 def _read(dirs: Sequence[str]) -> Any:
     """The label columns training needs (the per-world lists are left on disk)."""
-    import pandas as pd
-    import pyarrow.parquet as pq
+    from agents.bidding_data import CONTRACTS, read_labels
 
-    from skatsim.bidding_data import CONTRACTS
-
-    cols = ["source", "deal_index", "seat", "hand", "n_worlds"]
+    cols = ["source", "deal_index", "seat", "hand", "n_worlds", "bid_level"]
     cols += [f"{k}_{c}" for c in CONTRACTS for k in ("p", "e_list", "n")]
-    parts = []
-    for d in dirs:
-        files = sorted(Path(d).glob("shard-*.parquet"))
-        if not files:
-            raise FileNotFoundError(f"no label shards in {d}")
-        for f in files:
-            names = pq.read_schema(f).names  # schema 1 shards have no bid_level (unconditioned: 0)
-            t = pq.read_table(f, columns=cols + (["bid_level"] if "bid_level" in names else [])).to_pandas()
-            if "bid_level" not in t:
-                t["bid_level"] = 0
-            parts.append(t)
-    df = pd.concat(parts, ignore_index=True)
-    return df.sort_values(["source", "deal_index", "seat"], kind="stable").reset_index(drop=True)
+    return read_labels(dirs, columns=cols)
 
 
 def random_context(n: int, gen: np.random.Generator) -> np.ndarray:
@@ -181,7 +166,7 @@ def train(cfg: dict[str, Any], *, progress: bool = True) -> dict[str, Any]:
     import torch
 
     from agents.neural_bidding import BiddingNet, CONTEXT, save_checkpoint
-    from skatsim.bidding_data import CONTRACTS, LabelConfig, data_hash, generate, read_labels
+    from agents.bidding_data import CONTRACTS, LabelConfig, data_hash, generate, read_labels
 
     t_start = time.perf_counter()
     seed = int(cfg["seed"])

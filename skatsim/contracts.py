@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from .rules import CLUBS, DIAMONDS, GAME_LETTERS, GAME_NAMES, GRAND, HEARTS, NULL, SPADES
+from .valuation import BASE_VALUES, HAND, NULL_VALUES, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, null_value, base_value
 
 __all__ = [
     "HAND", "SCHNEIDER_ANNOUNCED", "SCHWARZ_ANNOUNCED", "OUVERT", "BASE_VALUES",
@@ -34,17 +34,6 @@ __all__ = [
     "normalise_flags", "null_value", "NULL_VALUES", "N_PICKUP_DECLARATIONS",
     "PICKUP_DECL_BITS", "HAND_DECL_BITS", "DECL_MIN_VALUE", "DECLARABLE_BITS",
 ]
-
-HAND, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, OUVERT = 1, 2, 4, 8
-
-#: Base values by game type (D H S C G, then 0 for null and Ramsch: null games have fixed
-#: values, see :data:`NULL_VALUES`). The one table of base values; scoring and the bid
-#: ladder derive from it.
-BASE_VALUES = (9, 10, 11, 12, 24, 0, 0)
-
-#: Fixed null values, indexed by ``(flags & HAND) | ((flags & OUVERT) >> 2)``: null 23,
-#: null hand 35, null ouvert 46, null ouvert hand 59 (ISKO.md §5).
-NULL_VALUES = (23, 35, 46, 59)
 
 #: Most matadors of a suit game (the 4 jacks and 7 suit cards) and of a grand (the 4 jacks).
 MAX_MATADORS_SUIT, MAX_MATADORS_GRAND = 11, 4
@@ -97,21 +86,6 @@ def normalise_flags(game: int, flags: int) -> int:
     if flags & SCHNEIDER_ANNOUNCED:
         flags |= HAND
     return flags & (HAND | SCHNEIDER_ANNOUNCED | SCHWARZ_ANNOUNCED)
-
-
-_NULL_VALUES = np.array(NULL_VALUES, dtype=np.int64)
-_NULL_VALUES.setflags(write=False)
-
-
-@njit(cache=True)
-def null_value(flags: int) -> int:
-    """Fixed null values (:data:`NULL_VALUES`): null 23, null hand 35, null ouvert 46,
-    null ouvert hand 59.
-
-    >>> int(null_value(HAND | OUVERT))
-    59
-    """
-    return _NULL_VALUES[(flags & HAND) | ((flags & OUVERT) >> 2)]
 
 
 @dataclass(frozen=True)
@@ -168,7 +142,7 @@ class Contract:
     @property
     def base_value(self) -> int:
         """Base value (suit/grand) or the fixed value (null)."""
-        return int(null_value(self.flags)) if self.game == NULL else BASE_VALUES[self.game]
+        return int(base_value(self.game, self.flags))
 
     @classmethod
     def parse(cls, token: str) -> "Contract":

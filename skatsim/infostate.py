@@ -158,7 +158,7 @@ class InfoState(NamedTuple):
         """``seat``'s information in ``state`` (through the masked view)."""
         if isinstance(seat, bool) or seat not in (0, 1, 2):
             raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
-        return cls.from_view(masked_view(state._st, seat), seat)
+        return cls.from_view(masked_view(state.vector, seat), seat)
 
     # ------------------------------------------------------------------ derived
     @property
@@ -428,7 +428,7 @@ def resample(state: "SkatState", player: int, rng: np.random.Generator | int | N
     if isinstance(player, bool) or player not in (0, 1, 2):
         raise ValueError(f"player must be a seat 0, 1 or 2, got {player!r}")
     gen = check_random_state(rng)
-    st = state._st
+    st = state.vector
     info = InfoState.from_state(state, player)
     world = sample_worlds(info, 1, gen)[0]
     hands = [int(world[q]) for q in range(3)]
@@ -447,8 +447,8 @@ def resample(state: "SkatState", player: int, rng: np.random.Generator | int | N
     new = SkatState(deal_from_hands(dealt[0], dealt[1], dealt[2], dealt_skat), state.rules, None)
     own_discards = list(iter_bits(skat_pile)) if (state.skat_picked_up and d != player) else None
     k = 0
-    for a, ph in zip(state._actions, state._phases):
-        if ph == K.PH_DISCARD and own_discards is not None:
+    for _, a, ph in state.phase_history():
+        if ph == "discard" and own_discards is not None:
             a = own_discards[k]
             k += 1
         new.apply_action(a)

@@ -19,10 +19,8 @@ The format (``ISS_FORMAT.md``) is one game per line::
   value, matadors, overbid, points, tricks, schneider, schwarz, resigned, left, time-out)
   and returns the :class:`Mismatch` es.
 - :func:`iter_iss` streams a file (plain text or ``.bz2``) record by record in flat
-  memory, collecting malformed records instead of stopping; :func:`import_iss` writes the
-  parquet tables (``games``: the result schema of :mod:`skatsim.table` plus the ISS ids,
-  players and server fields; ``decisions``: every bidding, skat and declaration decision
-  with the seat's cards, the auction so far, the action and the game's outcome).
+  memory, collecting malformed records instead of stopping; the importer to parquet
+  tables is :mod:`skatsim.iss_import`.
 - :func:`to_iss` writes a ``SkatState`` (or, with :func:`rows_to_iss`, simulate or
   tournament rows with recorded actions) as an ISS record that :func:`parse_iss` and
   :func:`replay` read back to the same game.
@@ -40,27 +38,22 @@ True
 from __future__ import annotations
 
 import bz2
-import json
 import os
 import re
-import sys
-import time
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
-from .actions import (BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP, action_to_string, bid_action,
+from .actions import (BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP, bid_action,
                       declare_action)
 from .cards import CardSet
 from .contracts import BID_VALUES, DECLARATIONS, Contract
 from .contracts import HAND as HAND_FLAG
 from .deal import Deal
-from .kernels import game as K
 from .state import SkatState
 
-__all__ = ["IssError", "IssResult", "IssGame", "Mismatch", "ImportSummary", "parse_iss", "parse_result",
-           "replay", "check", "iter_iss", "read_iss", "to_iss", "rows_to_iss", "write_iss", "import_iss",
-           "main", "GAME_EXTRA_COLUMNS", "DECISION_COLUMNS", "EXAMPLE"]
+__all__ = ["IssError", "IssResult", "IssGame", "Mismatch", "parse_iss", "parse_result", "replay", "replay_notes",
+           "check", "iter_iss", "iter_lines", "read_iss", "to_iss", "rows_to_iss", "write_iss", "EXAMPLE",
+           "HIDDEN_CARD", "REPLAY_NOTES", "ISS_CARD_NAMES", "iss_cards"]
 
 #: A real record (ISS_FORMAT.md §5 (a)): a diamonds game lost with 59 points.
 EXAMPLE = ("(;GM[Skat]PC[International Skat Server]CO[]SE[24072]ID[541932]DT[2010-12-06/18:59:24/UTC]"
@@ -75,6 +68,9 @@ _SUITS = "DHSC"  # card id = suit * 8 + rank (skatsim.cards)
 _RANKS = "789QKTAJ"
 ISS_CARD_NAMES: tuple[str, ...] = tuple(_SUITS[c >> 3] + _RANKS[c & 7] for c in range(32))
 _CARD_OF: dict[str, int] = {n: c for c, n in enumerate(ISS_CARD_NAMES)}
+#: A hidden card (``??``): the server did not reveal it. In the deal it is reconstructed
+#: from the moves (:func:`parse_iss`), in a server reveal or a shown hand it is skipped.
+HIDDEN_CARD = "??"
 _BID_OF: dict[str, int] = {str(v): bid_action(v) for v in BID_VALUES}
 _PROP_RE = re.compile(r"(\w+)\[([^\]]*)\]")
 _SEATS = {"0": 0, "1": 1, "2": 2}
@@ -137,7 +133,10 @@ class IssGame:
     """One ISS record. ``players``: P0 P1 P2 (forehand, middlehand, rearhand of this game);
     ``cards``: the 32 dealt cards in record order (10 per seat, then the skat);
     ``moves``: ``(who, token)`` after the deal (``who`` ``"w"``, ``"0"``, ``"1"``, ``"2"``);
-    ``line``: line number in its file (0 for a string)."""
+    ``line``: line number in its file (0 for a string); ``hidden``: cards of the deal the
+    record hides (``??``), filled in from the moves; ``guessed``: how many of those the
+    moves do not determine (given the unseen cards in card order: the replay may then differ
+    from the server's result, which :func:`check` reports)."""
 
     id: int
     series: int | None
@@ -150,6 +149,8 @@ class IssGame:
     result: IssResult
     line: int = 0
     comment: str = ""
+    hidden: int = 0
+    guessed: int = 0
 
     @property
     def deal(self) -> Deal:
@@ -216,13 +217,13 @@ _RESULT_KEYS = frozenset(("d", "v", "m", "p", "t", "s", "z", "p0", "p1", "p2", "
 def _check_move_token(who: str, tok: str) -> bool:
     """Cheap syntax check of one move (the replay checks the rules)."""
     if who == "w":
-        return tok.startswith(("TI.", "LE.")) or all(c in _CARD_OF for c in tok.split("."))
+        return tok.startswith(("TI.", "LE.")) or all(c in _CARD_OF or c == HIDDEN_CARD for c in tok.split("."))
     if tok in _CARD_OF or tok in _BID_OF or tok in ("y", "p", "s", "RE", "SC"):
         return True
     parts = tok.split(".")
     head = parts[0]
     if head == "SC":
-        return all(c in _CARD_OF for c in parts[1:])
+        return all(c in _CARD_OF or c == HIDDEN_CARD for c in parts[1:])
     if head in _CARD_OF:  # split-form discards
         return len(parts) == 2 and parts[1] in _CARD_OF
     return head[:1] in "DHSCGN" and all(ch in "HSZO" for ch in head[1:]) and all(c in _CARD_OF for c in parts[1:])
@@ -251,16 +252,19 @@ def parse_iss(text: str, line: int = 0) -> IssGame:
     if len(toks) < 2 or toks[0] != "w":
         raise IssError("MV must open with the deal 'w <32 cards>'", line=line, record_id=rid,
                        token=" ".join(toks[:2]))
-    deck = toks[1].split(".")
+    deck = toks[1].replace("|", ".").split(".")
     cards = []
     for c in deck:
-        cid = _CARD_OF.get(c)
+        cid = -1 if c == HIDDEN_CARD else _CARD_OF.get(c)
         if cid is None:
-            raise IssError("not a card in the deal", line=line, record_id=rid, token=c)
+            raise IssError("not a card in the deal (a card is a suit C S H D and a rank A K Q J T 9 8 7, "
+                           "or ?? for a hidden card)", line=line, record_id=rid, token=c)
         cards.append(cid)
-    if len(cards) != 32 or len(set(cards)) != 32:
+    known = [c for c in cards if c >= 0]
+    if len(cards) != 32 or len(set(known)) != len(known):
         raise IssError(f"the deal must list the 32 cards once each, got {len(cards)} cards "
-                       f"({len(set(cards))} different)", line=line, record_id=rid, token=toks[1][:40])
+                       f"({len(set(known))} different, {len(cards) - len(known)} hidden)", line=line,
+                       record_id=rid, token=toks[1][:40])
     moves = []
     for i in range(2, len(toks), 2):
         who, tok = toks[i], toks[i + 1]
@@ -271,10 +275,63 @@ def parse_iss(text: str, line: int = 0) -> IssGame:
         moves.append((who, tok))
     series = _int(props["SE"], "SE", line, rid) if props.get("SE") else None
     result = parse_result(props["R"], line=line, record_id=rid)
+    hidden = len(cards) - len(known)
+    guessed = 0
+    if hidden:
+        cards, guessed = _fill_hidden(cards, moves, line, rid)
     return IssGame(id=rid if rid is not None else 0, series=series, date=props.get("DT", ""),
                    place=props.get("PC", ""), players=(props.get("P0", ""), props.get("P1", ""), props.get("P2", "")),
                    ratings=(props.get("R0", ""), props.get("R1", ""), props.get("R2", "")),
-                   cards=tuple(cards), moves=tuple(moves), result=result, line=line, comment=props.get("CO", ""))
+                   cards=tuple(cards), moves=tuple(moves), result=result, line=line, comment=props.get("CO", ""),
+                   hidden=hidden, guessed=guessed)
+
+
+def _cards_in(tok: str) -> list[int]:
+    """The cards a move token names (a card, split discards, a contract's discards and open
+    cards, shown cards, a server reveal); hidden ``??`` left out."""
+    return [_CARD_OF[c] for c in tok.split(".") if c in _CARD_OF]
+
+
+def _fill_hidden(cards: list[int], moves: list[tuple[str, str]], line: int,
+                 rid: int | None) -> tuple[list[int], int]:
+    """Fill the hidden (-1) cards of a deal from the moves: a seat's hidden slots take the
+    unseen cards it plays, discards, lists or shows; the declarer's (who picked up) also come
+    from the skat reveal; the rest of the unseen cards fill what is left in card order.
+    Returns the deal and how many cards were guessed that way."""
+    slot_of = [min(i // 10, 3) for i in range(32)]  # 0..2 the seats, 3 the skat
+    unseen = sorted(set(range(32)) - {c for c in cards if c >= 0})
+    free = set(unseen)
+    by_owner: list[list[int]] = [[], [], [], []]
+    picked = False
+    for who, tok in moves:
+        if who == "w":
+            if not tok.startswith(("TI.", "LE.")) and picked:
+                by_owner[3] += _cards_in(tok)  # the skat shown to the declarer
+            continue
+        if tok == "s":
+            picked = True
+            continue
+        by_owner[int(who)] += _cards_in(tok[3:] if tok.startswith("SC.") else tok)
+    out = list(cards)
+    for owner in (3, 0, 1, 2):
+        for c in by_owner[owner]:
+            if c not in free:
+                continue
+            holes = [i for i in range(32) if out[i] < 0 and slot_of[i] == owner]
+            if not holes and owner != 3 and picked:  # a declarer's card from the skat
+                holes = [i for i in range(32) if out[i] < 0 and slot_of[i] == 3]
+            if not holes:
+                raise IssError(f"the record hides cards but seat {owner} shows more unseen cards than it has hidden",
+                               line=line, record_id=rid, token=ISS_CARD_NAMES[c], kind="illegal")
+            out[holes[0]] = c
+            free.discard(c)
+    rest = sorted(free)
+    guessed = 0
+    for i in range(32):
+        if out[i] < 0:
+            out[i] = rest[guessed]
+            guessed += 1
+    return out, guessed
 
 
 # --------------------------------------------------------------------------- replay
@@ -306,13 +363,39 @@ def _apply(g: IssGame, s: SkatState, a: int, tok: str) -> None:
         s.apply_action(a)
     except ValueError:
         raise g.error(f"illegal in phase {s.phase} for seat {s.current_player()} "
-                      f"({s._illegal_message(a).split('; ', 1)[-1]})", tok) from None
+                      f"(legal: {s.legal_text()})", tok) from None
 
 
 def replay(g: IssGame) -> SkatState:
     """Play the record through the rules; raises :class:`IssError` (``kind="illegal"``)
     at the first move the rules refuse, naming it. The returned state is terminal (a
-    record that stops before the end, other than the server's schwarz stop, is an error)."""
+    record that stops before the end, other than the server's schwarz stop and a single
+    defender's resignation, is an error). :func:`replay_notes` says what was unusual."""
+    return replay_notes(g)[0]
+
+
+#: Notes :func:`replay_notes` can give a record (the ``notes`` column of an import).
+REPLAY_NOTES = ("hidden_cards", "guessed_cards", "single_resignation")
+
+
+def replay_notes(g: IssGame) -> tuple[SkatState, tuple[str, ...]]:
+    """:func:`replay`, and what was unusual about the record (:data:`REPLAY_NOTES`):
+    ``hidden_cards`` (the deal hid cards, filled in from the moves), ``guessed_cards`` (some
+    of them the moves do not determine), ``single_resignation`` (the record ends after one
+    defender's ``RE``, which the second ISS server accepts alone: the game is settled as a
+    resignation of both defenders, the declarer taking every card still out).
+
+    >>> g = parse_iss(EXAMPLE.replace("w HA.SK.SJ", "w ??.SK.SJ"))
+    >>> s, notes = replay_notes(g)
+    >>> g.hidden, g.guessed, notes, s.result.list_score
+    (1, 0, ('hidden_cards',), -54)
+    """
+    notes: list[str] = []
+    if g.hidden:
+        notes.append("hidden_cards")
+    if g.guessed:
+        notes.append("guessed_cards")
+    last_resign = -1
     s = SkatState.new_game(deal=g.deal)
     pending: str | None = None  # a contract announced before its split-form discards
     pending_open = 0
@@ -324,6 +407,8 @@ def replay(g: IssGame) -> SkatState:
                     raise g.error("a time-out/left event needs a seat 0..2 and a game in progress", tok)
                 s.abandon(seat, "timeout" if tok[0] == "T" else "left")
             elif s.phase == "discard" and s.declarer is not None:
+                if HIDDEN_CARD in tok.split("."):
+                    continue  # the server did not reveal the skat to the archive
                 shown = 0
                 for c in tok.split("."):
                     shown |= 1 << _CARD_OF[c]
@@ -338,8 +423,10 @@ def replay(g: IssGame) -> SkatState:
             try:
                 if tok == "RE":
                     s.resign(seat)
+                    last_resign = seat
                 else:
-                    s.show_cards(seat, None if tok == "SC" else " ".join(tok.split(".")[1:]))
+                    shown = [c for c in tok.split(".")[1:] if c != HIDDEN_CARD]
+                    s.show_cards(seat, None if tok == "SC" or not shown else " ".join(shown))
             except ValueError as e:
                 raise g.error(str(e), tok) from None
             continue
@@ -406,13 +493,18 @@ def replay(g: IssGame) -> SkatState:
         else:  # kontra: not in ISS records
             raise g.error(f"unexpected move in phase {ph}", tok)
     if not s.is_terminal():
-        try:
-            s.end_schwarz_lost()  # the server stops after the defenders' first trick
-        except ValueError:
-            last = g.moves[-1][1] if g.moves else ""
-            raise g.error(f"the record ends before the game is over (phase {s.phase})", last,
-                          kind="unfinished") from None
-    return s
+        d = s.declarer
+        if last_resign >= 0 and d is not None and last_resign != d and g.moves and g.moves[-1][1] == "RE":
+            s.resign(3 - d - last_resign)  # one defender's RE ends it (the second server's rule)
+            notes.append("single_resignation")
+        else:
+            try:
+                s.end_schwarz_lost()  # the server stops after the defenders' first trick
+            except ValueError:
+                last = g.moves[-1][1] if g.moves else ""
+                raise g.error(f"the record ends before the game is over (phase {s.phase})", last,
+                              kind="unfinished") from None
+    return s, tuple(notes)
 
 
 def _check_open(g: IssGame, s: SkatState, mask: int, tok: str) -> None:
@@ -489,11 +581,24 @@ def _open_binary(path: str | os.PathLike[str]) -> tuple[Any, Any]:
 
 
 def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str, int]]:
-    """``(line number, text, bytes read so far of the file)`` for every line."""
+    """``(line number, text, bytes read so far of the file)`` for every line. A folder, a
+    missing file or a compressed file that ends early raise :class:`IssError`
+    (``kind="file"``) naming the file."""
+    p = os.fspath(path)
+    if os.path.isdir(p):
+        raise IssError(f"{p!r} is a folder; give an ISS file (one record per line, .sgf, .txt or .bz2)",
+                       kind="file")
+    if not os.path.isfile(p):
+        raise IssError(f"no such file: {p!r}", kind="file")
     src, raw = _open_binary(path)
+    n = 0
     with raw, src:
-        for n, b in enumerate(src, 1):
-            yield n, b.decode("utf-8", "replace"), raw.tell()
+        try:
+            for n, b in enumerate(src, 1):
+                yield n, b.decode("utf-8", "replace"), raw.tell()
+        except (EOFError, OSError) as e:
+            raise IssError(f"{p!r} ends early after line {n}: the compressed data is truncated or damaged ({e})",
+                           line=n, kind="file") from None
 
 
 def iter_iss(source: str | os.PathLike[str] | Iterable[str], *, errors: list[IssError] | None = None,
@@ -537,7 +642,7 @@ def read_iss(source: str | os.PathLike[str] | Iterable[str]) -> list[IssGame]:
 def _iss_move_tokens(s: SkatState) -> list[str]:
     """The ``MV`` moves (after the deal) of a game, events interleaved."""
     toks: list[str] = []
-    events = s._events
+    events = [(e["at"], e["seat"], e["kind"], CardSet(e["cards"]).mask if e["cards"] else 0) for e in s.events()]
     ev = 0
     discards: list[int] = []
     hands = [h.mask for h in s.deal.hands]
@@ -581,7 +686,7 @@ def _iss_move_tokens(s: SkatState) -> list[str]:
         else:
             toks.append(f"{p} {ISS_CARD_NAMES[a]}")
             hands[p] &= ~(1 << a)
-    flush_events(len(s._actions))
+    flush_events(len(s.history()))
     return toks
 
 
@@ -671,269 +776,3 @@ def write_iss(records: Iterable[str | SkatState], path: str | os.PathLike[str]) 
             f.write((to_iss(r, game_id=n + 1) if isinstance(r, SkatState) else r) + "\n")
             n += 1
     return n
-
-
-# --------------------------------------------------------------------------- import to parquet
-#: Columns of the ``games`` table after :data:`skatsim.table.RESULT_COLUMNS`.
-GAME_EXTRA_COLUMNS: tuple[str, ...] = (
-    "iss_id", "line", "series", "date", "player_0", "player_1", "player_2", "ending", "ending_seat",
-    "hand_0", "hand_1", "hand_2", "skat", "discard", "auction",
-    "server_outcome", "server_value", "server_points", "server_tricks", "server_matadors", "mismatch")
-#: Columns of the ``decisions`` table.
-DECISION_COLUMNS: tuple[str, ...] = (
-    "iss_id", "seat", "player", "phase", "hand", "auction", "bid", "action", "action_text",
-    "declarer", "contract", "won", "list_score", "declarer_points", "ending")
-
-
-def _schemas() -> tuple[Any, Any]:
-    import pyarrow as pa
-
-    from .simulate import RESULT_DTYPE
-    from .table import RESULT_COLUMNS
-
-    def np2pa(dt: Any) -> Any:
-        return pa.from_numpy_dtype(dt)
-
-    g = []
-    for c in RESULT_COLUMNS:
-        if c == "contract":
-            g.append(pa.field(c, pa.string()))
-        else:
-            g.append(pa.field(c, np2pa(RESULT_DTYPE[c])))
-    text = {"date", "player_0", "player_1", "player_2", "ending", "discard", "auction", "server_outcome", "mismatch"}
-    i64 = {"iss_id", "hand_0", "hand_1", "hand_2", "skat"}
-    for c in GAME_EXTRA_COLUMNS:
-        g.append(pa.field(c, pa.string() if c in text else pa.int64() if c in i64 else pa.int32()))
-    d_types = {"iss_id": pa.int64(), "seat": pa.int8(), "player": pa.string(), "phase": pa.string(),
-               "hand": pa.int64(), "auction": pa.string(), "bid": pa.int16(), "action": pa.int16(),
-               "action_text": pa.string(), "declarer": pa.int8(), "contract": pa.string(), "won": pa.bool_(),
-               "list_score": pa.int32(), "declarer_points": pa.int16(), "ending": pa.string()}
-    return pa.schema(g), pa.schema([pa.field(c, d_types[c]) for c in DECISION_COLUMNS])
-
-
-def _call(p: int, a: int) -> str:
-    return f"{p}:" + ("y" if a == HOLD else "p" if a == PASS else str(BID_VALUES[a - BID_BASE]))
-
-
-def _game_rows(g: IssGame, s: SkatState, r: Any, index: int, mism: list[Mismatch]) -> tuple[dict[str, Any], list[dict]]:
-    row = r.to_row(deal_index=index, deal_seed=None, n_actions=len(s._actions))
-    if row["points_0"] is None:
-        pts = s.points()
-        for q in range(3):
-            row[f"points_{q}"] = pts[q] if not r.passed_in else 0
-    hands = [h.mask for h in s.deal.hands]
-    skat = s.deal.skat.mask
-    row.update({"iss_id": g.id, "line": g.line, "series": g.series, "date": g.date, "player_0": g.players[0],
-                "player_1": g.players[1], "player_2": g.players[2], "ending": s.ending,
-                "ending_seat": -1 if s.ending_seat is None else s.ending_seat,
-                "hand_0": hands[0], "hand_1": hands[1], "hand_2": hands[2], "skat": skat,
-                "discard": iss_cards(s.skat_mask()) if s.skat_picked_up else "",
-                "server_outcome": g.result.outcome, "server_value": g.result.value,
-                "server_points": g.result.points, "server_tricks": g.result.tricks,
-                "server_matadors": g.result.matadors, "mismatch": " ".join(m.field for m in mism)})
-    # decisions: every bidding, skat and declaration action with the state before it
-    dec = []
-    calls: list[str] = []
-    bid = 0
-    outcome = (row["declarer"], row["contract"], row["won"], row["list_score"], row["declarer_points"], s.ending)
-    for p, a, ph in zip(s._players, s._actions, s._phases):
-        if ph > K.PH_DECLARE:
-            break
-        dec.append((g.id, p, g.players[p], K.PHASE_NAMES[ph], hands[p], " ".join(calls), bid, a,
-                    action_to_string(a)) + outcome)
-        if ph == K.PH_BID:
-            calls.append(_call(p, a))
-            if BID_BASE <= a < PASS:
-                bid = BID_VALUES[a - BID_BASE]
-        elif a == PICKUP:
-            hands[p] |= skat
-        elif ph == K.PH_DISCARD:
-            hands[p] &= ~(1 << a)
-    row["auction"] = " ".join(calls)
-    return row, dec
-
-
-@dataclass
-class ImportSummary:
-    """What :func:`import_iss` read: records, games written, skipped (by reason, with the
-    first examples), replay mismatches by field, decisions, time and rate."""
-
-    path: str
-    out_dir: str
-    records: int = 0
-    games: int = 0
-    decisions: int = 0
-    skipped: Counter = field(default_factory=Counter)
-    mismatches: Counter = field(default_factory=Counter)
-    mismatched_games: int = 0
-    endings: Counter = field(default_factory=Counter)
-    examples: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def records_per_second(self) -> float:
-        return self.records / self.seconds if self.seconds > 0 else float("nan")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "out_dir": self.out_dir, "records": self.records, "games": self.games,
-                "decisions": self.decisions, "skipped": dict(self.skipped), "mismatches": dict(self.mismatches),
-                "mismatched_games": self.mismatched_games, "endings": dict(self.endings),
-                "examples": self.examples, "seconds": round(self.seconds, 3),
-                "records_per_second": round(self.records_per_second, 1)}
-
-    def __str__(self) -> str:
-        lines = [f"{self.path}: {self.records} records in {self.seconds:.1f} s ({self.records_per_second:,.0f}/s)",
-                 f"  games written: {self.games} -> {os.path.join(self.out_dir, 'games.parquet')}",
-                 f"  decisions written: {self.decisions} -> {os.path.join(self.out_dir, 'decisions.parquet')}",
-                 "  endings: " + (", ".join(f"{k} {v}" for k, v in self.endings.most_common()) or "-")]
-        n_skip = sum(self.skipped.values())
-        lines.append(f"  skipped: {n_skip}" + (" (" + ", ".join(f"{k} {v}" for k, v in self.skipped.most_common())
-                                                + f"; details in {os.path.join(self.out_dir, 'errors.jsonl')})"
-                                                if n_skip else ""))
-        for e in self.examples[:5]:
-            lines.append(f"    {e}")
-        lines.append(f"  games that differ from the server's result: {self.mismatched_games}"
-                     + (" (fields: " + ", ".join(f"{k} {v}" for k, v in self.mismatches.most_common()) + ")"
-                        if self.mismatches else ""))
-        return "\n".join(lines)
-
-
-def import_iss(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *, progress: bool = True,
-               chunk: int = 20_000, limit: int | None = None) -> ImportSummary:
-    """Import an ISS file (plain or ``.bz2``) into ``out_dir``: ``games.parquet`` (one row
-    per game: :data:`skatsim.table.RESULT_COLUMNS` then :data:`GAME_EXTRA_COLUMNS`),
-    ``decisions.parquet`` (:data:`DECISION_COLUMNS`), ``errors.jsonl`` (one line per
-    skipped record: line, id, kind, token, reason) and ``summary.json``.
-
-    Streams in chunks of ``chunk`` records (flat memory); a malformed record or one the
-    rules refuse is skipped and counted by kind (``malformed``, ``illegal``,
-    ``unfinished``); a replay that differs from the server's result line is kept, with the
-    differing fields in ``mismatch``. ``progress``: a tqdm bar over the file's bytes.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    t0 = time.perf_counter()
-    out = os.fspath(out_dir)
-    os.makedirs(out, exist_ok=True)
-    summ = ImportSummary(path=os.fspath(path), out_dir=out)
-    gschema, dschema = _schemas()
-    paths = {k: os.path.join(out, f"{k}.parquet") for k in ("games", "decisions")}
-    tmp = {k: v + ".partial" for k, v in paths.items()}
-    gw = pq.ParquetWriter(tmp["games"], gschema)
-    dw = pq.ParquetWriter(tmp["decisions"], dschema)
-    errf = open(os.path.join(out, "errors.jsonl"), "w", encoding="utf-8")
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=os.path.getsize(path), unit="B", unit_scale=True, desc="import-iss", file=sys.stderr)
-    gnames = gschema.names
-    gcols: dict[str, list] = {c: [] for c in gnames}
-    dcols: list[list] = [[] for _ in DECISION_COLUMNS]
-
-    def flush() -> None:
-        if gcols[gnames[0]]:
-            gw.write_table(pa.Table.from_pydict(gcols, schema=gschema))
-            summ.games += len(gcols[gnames[0]])
-            for v in gcols.values():
-                v.clear()
-        if dcols[0]:
-            dw.write_table(pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(dcols, dschema)],
-                                                schema=dschema))
-            summ.decisions += len(dcols[0])
-            for v in dcols:
-                v.clear()
-
-    def skip(e: IssError) -> None:
-        summ.skipped[e.kind] += 1
-        errf.write(json.dumps(e.to_dict()) + "\n")
-        if len(summ.examples) < 20:
-            summ.examples.append(str(e))
-
-    done = 0
-    try:
-        for n, text, pos in iter_lines(path):
-            if bar is not None and (n & 1023) == 0:
-                bar.update(pos - done)
-                done = pos
-            t = text.strip()
-            if not t or t.startswith("#"):
-                continue
-            if limit is not None and summ.records >= limit:
-                break
-            summ.records += 1
-            try:
-                g = parse_iss(t, n)
-                s = replay(g)
-            except IssError as e:
-                skip(e)
-                continue
-            except Exception as e:  # a bug must not end a million-record import: record it
-                skip(IssError(f"{type(e).__name__}: {e}", line=n, kind="internal"))
-                continue
-            r = s.result
-            mism = check(g, s, r)
-            if mism:
-                summ.mismatched_games += 1
-                for m in mism:
-                    summ.mismatches[m.field] += 1
-            summ.endings[s.ending or "?"] += 1
-            row, dec = _game_rows(g, s, r, summ.records - 1, mism)
-            for c in gnames:
-                gcols[c].append(row[c])
-            for d in dec:
-                for col, v in zip(dcols, d):
-                    col.append(v)
-            if len(gcols[gnames[0]]) >= chunk:
-                flush()
-        flush()
-    finally:
-        gw.close()
-        dw.close()
-        errf.close()
-        if bar is not None:
-            bar.update(max(0, os.path.getsize(path) - done))
-            bar.close()
-    for k in paths:
-        os.replace(tmp[k], paths[k])
-    summ.seconds = time.perf_counter() - t0
-    with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
-        json.dump(summ.to_dict(), f, indent=1)
-    return summ
-
-
-def add_import_arguments(ap: Any) -> None:
-    """The arguments of ``skatsim import-iss`` on an ``argparse`` parser (shared by the CLI)."""
-    ap.add_argument("file", help="ISS records, one game per line (.sgf, .txt or .bz2)")
-    ap.add_argument("--out", required=True, help="output folder (games.parquet, decisions.parquet, errors.jsonl, "
-                                                 "summary.json)")
-    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ap.add_argument("--limit", type=int, default=None, help="read at most N records")
-    ap.add_argument("--chunk", type=int, default=20_000, help="records per parquet row group (memory bound)")
-
-
-def run_import(args: Any) -> int:
-    """Run ``skatsim import-iss`` for parsed ``args``: print the summary; 0, or 2 for a missing file."""
-    if not os.path.isfile(args.file):
-        print(f"skatsim import-iss: no such file: {args.file}", file=sys.stderr)
-        return 2
-    summ = import_iss(args.file, args.out, progress=not args.no_progress, chunk=args.chunk, limit=args.limit)
-    print(summ)
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``skatsim import-iss FILE --out DIR [--no-progress] [--limit N] [--chunk N]``:
-    import, print the summary; exit code 0 (also when records were skipped: they are
-    counted and listed), 2 on a usage error or a missing file."""
-    import argparse
-
-    ap = argparse.ArgumentParser(prog="skatsim import-iss",
-                                 description="Import ISS game records (plain or .bz2) into parquet tables.")
-    add_import_arguments(ap)
-    return run_import(ap.parse_args(list(argv) if argv is not None else None))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

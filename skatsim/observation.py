@@ -44,7 +44,7 @@ legal           130   the legal-action mask (all zero unless the observer is to 
 >>> obs.tensor.shape, obs.tensor.dtype, OBS_SIZE
 ((574,), dtype('float32'), 574)
 >>> int(obs.views["hand"].sum()), obs.phase, obs.legal_actions
-(10, 'bidding', [])
+(10, 'bidding', ())
 >>> decode_tensor(obs.tensor)["hand"] == obs.hand
 True
 """
@@ -52,7 +52,8 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
@@ -91,16 +92,19 @@ class Observation:
     ``view`` is the masked state vector (read-only ``int64``; fields ``F_*`` of
     :mod:`skatsim.kernels.game`), ``tensor`` the flat encoding (:data:`OBS_LAYOUT`) and
     ``views`` its named slices. ``legal_actions`` is empty unless the seat is to move.
+    It is read-only throughout (frozen, tuples, read-only arrays and mapping): an agent
+    cannot change what the table checks its answer against. ``kontra`` lists every
+    Kontra-phase call, passes included (the doubling level is ``len`` of the non-passes).
     """
 
     seat: int
     phase: str
     to_move: int | None
     hand: CardSet
-    legal_actions: list[int]
-    bids: list[tuple[int, str]]
+    legal_actions: tuple[int, ...]
+    bids: tuple[tuple[int, str], ...]
     bid: int
-    passed: list[int]
+    passed: tuple[int, ...]
     declarer: int | None
     contract: str | None
     game_type: int | None
@@ -108,16 +112,16 @@ class Observation:
     skat: CardSet | None
     discard: CardSet | None
     ouvert_hand: CardSet | None
-    kontra: list[tuple[int, str]]
-    tricks: list[tuple[int, list[int], int]]
+    kontra: tuple[tuple[int, str], ...]
+    tricks: tuple[tuple[int, tuple[int, ...], int], ...]
     trick_leader: int | None
-    current_trick: list[int]
-    points: list[int]
-    tricks_won: list[int]
+    current_trick: tuple[int, ...]
+    points: tuple[int, ...]
+    tricks_won: tuple[int, ...]
     voids: tuple[int, int, int]
     view: np.ndarray = field(repr=False)
     tensor: np.ndarray = field(repr=False)
-    views: dict[str, np.ndarray] = field(repr=False, default_factory=dict)
+    views: Mapping[str, np.ndarray] = field(repr=False, default_factory=dict)
 
     @property
     def player(self) -> int:
@@ -163,7 +167,7 @@ class Observation:
         if any(self.voids):
             parts.append("voids " + " ".join(f"{s}:{CardSet.from_mask(v).to_text() or '-'}"
                                              for s, v in enumerate(self.voids)))
-        parts.append(f"points {self.points}")
+        parts.append(f"points {list(self.points)}")
         if self.legal_actions:
             shown = [action_to_string(a) for a in self.legal_actions]
             parts.append("legal " + (" ".join(shown) if len(shown) <= 12 else " ".join(shown[:6]) + f" ... ({len(shown)})"))
@@ -175,7 +179,7 @@ def observe(state: "SkatState", seat: int) -> Observation:
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or seat not in (0, 1, 2):
         raise ValueError(f"expected seat 0, 1 or 2, got {seat!r}")
     seat = int(seat)
-    st = state._st
+    st = state.vector
     t = np.empty(OBS_SIZE, dtype=np.float32)
     observe_into(st, seat, t)
     view = np.empty(K.N_FIELDS, dtype=np.int64)
@@ -201,20 +205,21 @@ def observe(state: "SkatState", seat: int) -> Observation:
     contract = None
     if declared and g < 6:
         contract = Contract(g, flags).to_text()
-    passed = [s for s in range(3) if int(st[K.F_PASSED]) >> s & 1]
+    passed = tuple(s for s in range(3) if int(st[K.F_PASSED]) >> s & 1)
     return Observation(
         seat=seat, phase=_PHASES[phase], to_move=None if to_move < 0 else to_move,
         hand=CardSet.from_mask(int(st[K.F_HAND0 + seat])),
-        legal_actions=state.legal_actions() if to_move == seat else [],
-        bids=bids, bid=int(st[K.F_BID]), passed=passed, declarer=None if d < 0 else d,
+        legal_actions=tuple(state.legal_actions()) if to_move == seat else (),
+        bids=tuple(bids), bid=int(st[K.F_BID]), passed=passed, declarer=None if d < 0 else d,
         contract=contract, game_type=g if declared else None, skat_picked_up=picked, skat=skat,
-        discard=discard, ouvert_hand=ouvert, kontra=kontra, tricks=state.tricks(),
+        discard=discard, ouvert_hand=ouvert, kontra=tuple(kontra),
+        tricks=tuple((leader, tuple(cards), w) for leader, cards, w in state.tricks()),
         trick_leader=int(st[K.F_LEADER]) if phase == K.PH_PLAY else None,
-        current_trick=state.current_trick() if phase == K.PH_PLAY else [],
-        points=[int(st[K.F_POINTS0 + s]) for s in range(3)],
-        tricks_won=[int(st[K.F_TRICKS0 + s]) for s in range(3)],
+        current_trick=tuple(state.current_trick()) if phase == K.PH_PLAY else (),
+        points=tuple(int(st[K.F_POINTS0 + s]) for s in range(3)),
+        tricks_won=tuple(int(st[K.F_TRICKS0 + s]) for s in range(3)),
         voids=(int(st[K.F_VOID0]), int(st[K.F_VOID1]), int(st[K.F_VOID2])),
-        view=view, tensor=t, views={name: t[sl] for name, sl in OBS_OFFSETS.items()})
+        view=view, tensor=t, views=MappingProxyType({name: t[sl] for name, sl in OBS_OFFSETS.items()}))
 
 
 def _mask_of(part: np.ndarray) -> int:
@@ -253,7 +258,7 @@ def decode_tensor(t: np.ndarray) -> dict[str, Any]:
         "hand": CardSet.from_mask(_mask_of(v["hand"])),
         "bid": 0 if not lvl else BID_VALUES[lvl - 1],
         "seat_bids": [int(round(float(x) * BID_VALUES[-1])) for x in v["seat_bids"]],
-        "passed": [s for s in range(3) if v["passed"][s] > 0],
+        "passed": tuple(s for s in range(3) if v["passed"][s] > 0),
         "declarer": one(v["declarer"]), "game_type": one(v["game"]),
         "flags": {"hand": bool(fl[0]), "schneider_announced": bool(fl[1]), "schwarz_announced": bool(fl[2]),
                   "ouvert": bool(fl[3]), "skat_picked_up": bool(fl[4])},
@@ -263,10 +268,10 @@ def decode_tensor(t: np.ndarray) -> dict[str, Any]:
         "ouvert_hand": CardSet.from_mask(_mask_of(v["ouvert_hand"])),
         "played": [CardSet.from_mask(_mask_of(v["played"][32 * s:32 * s + 32])) for s in range(3)],
         "voids": [["DHSCT"[k] for k in range(5) if v["voids"][5 * s + k] > 0] for s in range(3)],
-        "trick_leader": one(v["trick_leader"]), "current_trick": trick,
-        "points": [int(round(float(x) * 120)) for x in v["points"]],
-        "tricks_won": [int(round(float(x) * 10)) for x in v["tricks_won"]],
-        "legal_actions": [int(i) for i in np.flatnonzero(v["legal"] > 0)],
+        "trick_leader": one(v["trick_leader"]), "current_trick": tuple(trick),
+        "points": tuple(int(round(float(x) * 120)) for x in v["points"]),
+        "tricks_won": tuple(int(round(float(x) * 10)) for x in v["tricks_won"]),
+        "legal_actions": tuple(int(i) for i in np.flatnonzero(v["legal"] > 0)),
     }
 
 

@@ -32,19 +32,17 @@ from numba import njit
 from .bits import iter_bits, msb, popcount
 from .cards import (ALL_CARDS, ACES, EIGHTS, JACKS, KINGS, NINES, QUEENS, SEVENS, TENS, CardsLike, card_points,
                     to_mask)
-from .contracts import (BASE_VALUES, BID_VALUES, HAND, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, Contract,
-                        null_value)
+from .contracts import BID_VALUES, Contract
+from .layout import (N_RESULT, R_BID, R_CHARGED, R_DECL_POINTS, R_DECL_TRICKS, R_DECLARER, R_FLAGS, R_GAME, R_KONTRA,
+                     R_LIST_SCORE, R_MATADORS, R_MULT, R_OVERBID, R_PICKED, R_PTS0, R_PTS1, R_PTS2, R_SCHNEIDER,
+                     R_SCHWARZ, R_SCORE0, R_SCORE1, R_SCORE2, R_SF0, R_SF1, R_SF2, R_VALUE, R_WON)
 from .rules import GRAND, NULL, RAMSCH
+from .valuation import (HAND, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, SF_DEFENDER_3, SF_DEFENDER_4, SF_WON, charged_value,
+                        game_value, multiplier)
 
-__all__ = ["matadors_of", "settle_core", "sf_points", "settle", "GameResult", "possible_declarer_points",
-           "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4"]
+__all__ = ["matadors_of", "matadors_many", "settle_core", "sf_points", "settle", "GameResult", "possible_declarer_points",
+           "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4", "settle_into"]
 
-#: Seeger-Fabian: +50 for a won game, -50 for a lost one; each defender of a lost game
-#: gets 40 at a 3-player table, each of the three others 30 at a 4-player table.
-SF_WON, SF_DEFENDER_3, SF_DEFENDER_4 = 50, 40, 30
-
-_BASE = np.array(BASE_VALUES, dtype=np.int64)
-_BASE.setflags(write=False)
 
 
 @njit(cache=True)
@@ -70,6 +68,15 @@ def matadors_of(cards: int, game: int) -> int:
 
 
 @njit(cache=True)
+def matadors_many(cards, game: int) -> np.ndarray:
+    """:func:`matadors_of` of every mask in the array ``cards`` (int64)."""
+    out = np.empty(cards.shape[0], dtype=np.int64)
+    for i in range(cards.shape[0]):
+        out[i] = matadors_of(cards[i], game)
+    return out
+
+
+@njit(cache=True)
 def settle_core(game: int, flags: int, matadors: int, bid: int, declarer_points: int,
                 declarer_tricks: int, kontra: int):
     """Settle a suit, grand or null game.
@@ -81,32 +88,23 @@ def settle_core(game: int, flags: int, matadors: int, bid: int, declarer_points:
     schwarz = declarer_tricks == 10 or declarer_tricks == 0
     schneider = declarer_points >= 90 or declarer_points <= 30 or schwarz
     if game == NULL:
-        value = null_value(flags)
         won = declarer_tricks == 0
         mult = 1
         schneider = False
         schwarz = False
-        base = value
     else:
-        base = _BASE[game]
-        hand = (flags & HAND) != 0
-        sch_ann = (flags & SCHNEIDER_ANNOUNCED) != 0
-        schw_ann = (flags & SCHWARZ_ANNOUNCED) != 0
-        ouvert = (flags & OUVERT) != 0
-        m = matadors if matadors > 0 else -matadors
-        mult = m + 1 + hand + (schneider or sch_ann) + sch_ann + (schwarz or schw_ann) + schw_ann + ouvert
-        value = base * mult
-        if schw_ann:
+        mult = multiplier(flags, matadors, schneider, schwarz)
+        if (flags & SCHWARZ_ANNOUNCED) != 0:
             won = declarer_tricks == 10
-        elif sch_ann:
+        elif (flags & SCHNEIDER_ANNOUNCED) != 0:
             won = declarer_points >= 90
         else:
             won = declarer_points >= 61
-    overbid = value < bid
-    charged = value
+    value = game_value(game, flags, matadors, schneider, schwarz)
+    charged = charged_value(game, flags, value, bid)
+    overbid = charged != value
     if overbid:
         won = False
-        charged = base * ((bid + base - 1) // base)
     score = charged if won else -2 * charged
     score = score << kontra
     return won, schneider, schwarz, mult, value, overbid, charged, score
@@ -124,6 +122,47 @@ def sf_points(won: bool, list_score: int, seat: int, declarer: int) -> int:
     if seat == declarer:
         return list_score + (SF_WON if won else -SF_WON)
     return 0 if won else SF_DEFENDER_3
+
+
+@njit(cache=True)
+def settle_into(out, declarer: int, game: int, flags: int, bid: int, picked: int, kontra: int, matadors: int,
+                declarer_points: int, declarer_tricks: int, level_points: int, level_tricks: int,
+                force_lost: bool) -> None:
+    """Settle a declared game into a result array (``int64[N_RESULT]``, the ``R_*`` layout
+    of :mod:`skatsim.layout`; the per-seat trick points ``R_PTS*`` are left as they are).
+
+    ``declarer_points`` / ``declarer_tricks`` are what the row records; ``level_points`` /
+    ``level_tricks`` decide won, schneider and schwarz (they differ for the endings that
+    settle "as if": a resignation in the first trick, the forfeit rules). ``force_lost``:
+    the game is lost even if the levels say won (the declarer resigned). The one result
+    assembly of the state machine (:func:`skatsim.kernels.game.result_fields`),
+    :func:`settle` and the table's forfeit rule.
+    """
+    won, schneider, schwarz, mult, value, overbid, charged, score = settle_core(
+        game, flags, matadors, bid, level_points, level_tricks, kontra)
+    if force_lost and won:
+        won = False
+        score = (-2 * charged) << kontra
+    out[R_DECLARER] = declarer
+    out[R_GAME] = game
+    out[R_FLAGS] = flags
+    out[R_BID] = bid
+    out[R_PICKED] = picked
+    out[R_KONTRA] = kontra
+    out[R_DECL_POINTS] = declarer_points
+    out[R_DECL_TRICKS] = declarer_tricks
+    out[R_MATADORS] = matadors
+    out[R_WON] = won
+    out[R_SCHNEIDER] = schneider
+    out[R_SCHWARZ] = schwarz
+    out[R_MULT] = mult
+    out[R_VALUE] = value
+    out[R_OVERBID] = overbid
+    out[R_CHARGED] = charged
+    out[R_LIST_SCORE] = score
+    for s in range(3):
+        out[R_SCORE0 + s] = score if s == declarer else 0
+        out[R_SF0 + s] = sf_points(won, score, s, declarer)
 
 
 @dataclass(frozen=True)
@@ -189,20 +228,18 @@ class GameResult:
         >>> s = SkatState.new_game(seed=1)
         >>> for a in ("pass", "pass", "pass"):
         ...     s.apply_action(s.string_to_action(a))
-        >>> r = np.zeros(K.N_RESULT, dtype=np.int64)
-        >>> K.result_fields(s._st, r)
+        >>> r = np.zeros(N_RESULT, dtype=np.int64)
+        >>> K.result_fields(s.vector, r)
         >>> GameResult.from_result_fields(r, s.rules) == s.result
         True
         """
-        from .kernels import game as K
-
         v = [int(x) for x in r]
-        if len(v) != K.N_RESULT:
-            raise ValueError(f"a result array has {K.N_RESULT} fields (kernels.game.R_*), got {len(v)}")
-        g, d = v[K.R_GAME], v[K.R_DECLARER]
-        scores = (v[K.R_SCORE0], v[K.R_SCORE1], v[K.R_SCORE2])
-        sf = (v[K.R_SF0], v[K.R_SF1], v[K.R_SF2])
-        pts = (v[K.R_PTS0], v[K.R_PTS1], v[K.R_PTS2])
+        if len(v) != N_RESULT:
+            raise ValueError(f"a result array has {N_RESULT} fields (skatsim.layout.R_*), got {len(v)}")
+        g, d = v[R_GAME], v[R_DECLARER]
+        scores = (v[R_SCORE0], v[R_SCORE1], v[R_SCORE2])
+        sf = (v[R_SF0], v[R_SF1], v[R_SF2])
+        pts = (v[R_PTS0], v[R_PTS1], v[R_PTS2])
         common: dict[str, Any] = dict(scores=scores, seeger_fabian=sf, rules=rules.to_dict(),
                                       rules_version=rules.version)
         if g == RAMSCH or d < 0:
@@ -212,14 +249,14 @@ class GameResult:
                        list_score=0, schneider=False, schwarz=False, kontra=0, seeger_fabian_declarer=0,
                        seeger_fabian_defender=0, seeger_fabian_defender_4=0, passed_in=not ramsch,
                        ramsch=ramsch, card_points=pts if ramsch and card_points else None, **common)
-        won = bool(v[K.R_WON])
+        won = bool(v[R_WON])
         return cls(
-            contract=Contract(g, v[K.R_FLAGS]).to_text(), bid=v[K.R_BID], declarer=d, won=won,
-            declarer_points=v[K.R_DECL_POINTS], declarer_tricks=v[K.R_DECL_TRICKS],
-            matadors=v[K.R_MATADORS], multiplier=v[K.R_MULT], game_value=v[K.R_VALUE],
-            overbid=bool(v[K.R_OVERBID]), charged_value=v[K.R_CHARGED], list_score=v[K.R_LIST_SCORE],
-            schneider=bool(v[K.R_SCHNEIDER]), schwarz=bool(v[K.R_SCHWARZ]), kontra=v[K.R_KONTRA],
-            seeger_fabian_declarer=v[K.R_SF0 + d], seeger_fabian_defender=v[K.R_SF0 + (d + 1) % 3],
+            contract=Contract(g, v[R_FLAGS]).to_text(), bid=v[R_BID], declarer=d, won=won,
+            declarer_points=v[R_DECL_POINTS], declarer_tricks=v[R_DECL_TRICKS],
+            matadors=v[R_MATADORS], multiplier=v[R_MULT], game_value=v[R_VALUE],
+            overbid=bool(v[R_OVERBID]), charged_value=v[R_CHARGED], list_score=v[R_LIST_SCORE],
+            schneider=bool(v[R_SCHNEIDER]), schwarz=bool(v[R_SCHWARZ]), kontra=v[R_KONTRA],
+            seeger_fabian_declarer=v[R_SF0 + d], seeger_fabian_defender=v[R_SF0 + (d + 1) % 3],
             seeger_fabian_defender_4=0 if won else SF_DEFENDER_4,
             card_points=pts if card_points else None, **common)
 
@@ -418,7 +455,6 @@ def settle(contract: Contract | str, declarer_cards: CardsLike, skat: CardsLike,
     ...
     ValueError: declarer_points=100 is impossible with declarer_tricks=0 in GH: the possible totals are 0
     """
-    from .kernels import game as K
     from .options import SkatRules
 
     c = contract if isinstance(contract, Contract) else Contract.parse(contract)
@@ -446,18 +482,9 @@ def settle(contract: Contract | str, declarer_cards: CardsLike, skat: CardsLike,
         raise ValueError(f"declarer_points={dpts} is impossible with declarer_tricks={dtr} in {c.to_text()}: "
                          f"the possible totals are {_describe_points(possible)}")
     mat = int(matadors_of(dc | sk, c.game))
-    won, schneider, schwarz, mult, value, overbid, charged, score = settle_core(
-        c.game, c.flags, mat, bid, dpts, dtr, kontra)
     seat = 0 if declarer is None else int(declarer)
-    r = np.zeros(K.N_RESULT, dtype=np.int64)
-    r[K.R_DECLARER], r[K.R_GAME], r[K.R_FLAGS], r[K.R_BID] = seat, c.game, c.flags, bid
-    r[K.R_PICKED], r[K.R_KONTRA] = not c.hand, kontra
-    r[K.R_DECL_POINTS], r[K.R_DECL_TRICKS], r[K.R_MATADORS] = dpts, dtr, mat
-    r[K.R_WON], r[K.R_SCHNEIDER], r[K.R_SCHWARZ], r[K.R_MULT] = won, schneider, schwarz, mult
-    r[K.R_VALUE], r[K.R_OVERBID], r[K.R_CHARGED], r[K.R_LIST_SCORE] = value, overbid, charged, score
-    r[K.R_SCORE0 + seat] = score
-    for s in range(3):
-        r[K.R_SF0 + s] = sf_points(won, score, s, seat)
+    r = np.zeros(N_RESULT, dtype=np.int64)
+    settle_into(r, seat, c.game, c.flags, bid, int(not c.hand), kontra, mat, dpts, dtr, dpts, dtr, False)
     res = GameResult.from_result_fields(r, SkatRules(kontra=kontra > 0), card_points=False)
     if declarer is None:
         res = replace(res, declarer=None, scores=(0, 0, 0), seeger_fabian=(0, 0, 0))

@@ -419,44 +419,32 @@ def simulate_to_parquet(path: str | os.PathLike[str], n_deals: int, policy: Any 
     holds the run (seed, policies, rules) and ``n_deals``; :func:`read_parquet` checks that
     the row count matches. ``n_deals=0`` writes a valid empty file.
     """
-    import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from .runs import atomic_path
 
     chunks = iter_chunks(n_deals, policy, seed=seed, rules=rules, workers=workers, chunk_size=chunk_size,
                          record_actions=False, start=start, progress=progress)
-    final = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(final))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"cannot write {final!r}: the folder {folder!r} does not exist")
-    tmp = os.path.join(folder, f".{os.path.basename(final)}.{os.getpid()}.partial")
     summary = SimSummary()
-    writer = None
-    ok = False
-    try:
-        empty = True
-        for chunk in chunks:
-            table = _arrow_table(chunk.to_frame(), int(n_deals))
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, table.schema)
-            writer.write_table(table.replace_schema_metadata(writer.schema.metadata))
-            summary.update(chunk.rows)
-            empty = False
-        if empty:  # no deals: an empty table with the full schema
-            specs = policy_specs(policy)
-            df = _frame(np.empty(0, dtype=KS.RESULT_DTYPE), None, rules, _check_seed(seed) if seed is not None
-                        else 0, _policy_label(specs), tuple(p.to_dict() for p in specs))
-            table = _arrow_table(df, 0)
-            writer = pq.ParquetWriter(tmp, table.schema)
-            writer.write_table(table)
-        writer.close()
+    with atomic_path(path) as tmp:
         writer = None
-        os.replace(tmp, final)
-        ok = True
-    finally:
-        if writer is not None:
-            writer.close()
-        if not ok and os.path.exists(tmp):
-            os.remove(tmp)
+        try:
+            for chunk in chunks:
+                table = _arrow_table(chunk.to_frame(), int(n_deals))
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table.replace_schema_metadata(writer.schema.metadata))
+                summary.update(chunk.rows)
+            if writer is None:  # no deals: an empty table with the full schema
+                specs = policy_specs(policy)
+                df = _frame(np.empty(0, dtype=KS.RESULT_DTYPE), None, rules, _check_seed(seed) if seed is not None
+                            else 0, _policy_label(specs), tuple(p.to_dict() for p in specs))
+                table = _arrow_table(df, 0)
+                writer = pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table)
+        finally:
+            if writer is not None:
+                writer.close()
     return summary
 
 

@@ -61,7 +61,7 @@ from .contracts import Contract
 from .kernels import solver as K
 from .rules import GAME_NAMES, NULL, follow_mask, legal_mask
 
-__all__ = ["Position", "Solution", "Solver", "solve", "target_for"]
+__all__ = ["describe_target", "Position", "Solution", "Solver", "solve", "target_for"]
 
 Mode = Literal["exact", "threshold"]
 
@@ -234,6 +234,19 @@ def target_for(contract: "Contract | str | int") -> Target:
     return 61
 
 
+def describe_target(target: Target) -> str:
+    """A goal in words: ``"61 card points"``, ``"every trick"`` (schwarz), ``"no trick"`` (null).
+
+    >>> describe_target(target_for("CHS")), describe_target("schwarz")
+    ('90 card points', 'every trick')
+    """
+    if target == "schwarz":
+        return "every trick"
+    if target == "null":
+        return "no trick"
+    return f"{target} card points"
+
+
 def _as_contract(contract: Any) -> Contract:
     if isinstance(contract, Contract):
         return contract
@@ -380,7 +393,7 @@ class Solver:
         """Search nodes visited by the last solve or batch."""
         return int(self._W[K.W_NODES])
 
-    def solve(self, position: Any = None, *, mode: Mode = "exact", threshold: Target = 61,
+    def solve(self, position: Any = None, *, mode: Mode = "exact", threshold: Target | None = None,
               move_values: bool = False, **cards: Any) -> Solution:
         """See :func:`solve`."""
         if position is None:
@@ -392,6 +405,10 @@ class Solver:
             pos = position
         else:
             pos = Position.from_state(position)
+            if threshold is None and getattr(position, "contract", None) is not None:
+                threshold = target_for(position.contract)  # the announced goal (90 with schneider ...)
+        if threshold is None:
+            threshold = "null" if pos.game == NULL else 61
         if mode not in ("exact", "threshold"):
             raise ValueError(f"mode must be 'exact' or 'threshold', got {mode!r}")
         kmode, target, _ = _kernel_goal(pos.game, threshold)
@@ -666,7 +683,7 @@ def _rows_from_worlds(w: np.ndarray, pub: Position) -> np.ndarray:
 _DEFAULT: Solver | None = None
 
 
-def solve(position: Any = None, *, mode: Mode = "exact", threshold: Target = 61,
+def solve(position: Any = None, *, mode: Mode = "exact", threshold: Target | None = None,
           move_values: bool = False, solver: Solver | None = None, **cards: Any) -> Solution:
     """Solve a play-phase position open-handed (jit-compiled by numba).
 
@@ -677,9 +694,11 @@ def solve(position: Any = None, *, mode: Mode = "exact", threshold: Target = 61,
             ``declarer_points``, ``declarer_tricks``).
         mode: ``"exact"`` (the declarer's card points, and whether they reach the
             target) or ``"threshold"`` (only whether he reaches the target: faster).
-        threshold: the declarer's goal: card points (default 61; 90 for schneider),
+        threshold: the declarer's goal: card points (61 to win, 90 for schneider),
             ``"schwarz"`` for every trick; null games always have goal ``"null"``.
-            :func:`target_for` gives the goal of an announced contract.
+            Default: the goal of the state's announced contract (:func:`target_for`:
+            90 with schneider announced, every trick with schwarz announced or ouvert),
+            61 for a :class:`Position`.
         move_values: also solve every legal move of the player to move.
         solver: a :class:`Solver` (own transposition table); default: a shared one.
 

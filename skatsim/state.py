@@ -40,25 +40,20 @@ from typing import Any
 import numpy as np
 
 from ._random import SeedLike, check_random_state, to_seed
-from .actions import (DECLARE_BASE, HAND, HOLD, KONTRA, NUM_ACTIONS, PASS, PICKUP, RE,
-                      action_to_string, bid_action, declare_action, string_to_action)
+from .actions import HAND, HOLD, NUM_ACTIONS, PASS, PICKUP, action_to_string, bid_action, declare_action, string_to_action
 from .bits import rand_below, seat_stream
 from .cards import CardSet, CardsLike, card_name, to_mask
 from .contracts import Contract
-from .deal import SEED_MASK, Deal, deal_from_hands, deal_masks
+from .deal import SEED_MASK, Deal, deal_masks
 from .kernels import game as K
 from .options import ISKO, SkatRules
 from .rules import RAMSCH, trump_mask
 from .scoring import GameResult
 
-__all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RECORD_FORMAT", "RETURN_KINDS", "to_play", "random_game"]
+__all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RETURN_KINDS", "to_play", "random_game"]
 
 #: ``current_player()`` of a finished game (OpenSpiel's ``kTerminalPlayerId``).
 TERMINAL_PLAYER = -4
-#: Format of :meth:`SkatState.to_record`. Format 2: ``result.matadors`` is signed and
-#: ``with_matadors`` is gone; format-1 records still load.
-RECORD_FORMAT = "skatsim-record/2"
-_READABLE_FORMATS = ("skatsim-record/1", RECORD_FORMAT)
 SEAT_NAMES = ("forehand", "middlehand", "rearhand")
 #: The kinds of :meth:`SkatState.returns`; the first is the default.
 RETURN_KINDS = ("sf", "list", "zero_sum")
@@ -275,6 +270,17 @@ class SkatState:
         self._players.append(p)
         self._phases.append(before)
 
+    def legal_text(self) -> str:
+        """The legal actions as short text for messages (``"pass, 20, 22, 23, ... (63 actions)"``).
+
+        >>> SkatState.new_game(seed=1).legal_text()
+        'pass, 18, 20, 22, ... (64 actions)'
+        """
+        legal = [action_to_string(a) for a in self.legal_actions()]
+        if self.phase == "bidding" and legal and legal[-1] == "pass" and len(legal) > 12:
+            return "pass, " + ", ".join(legal[:3]) + f", ... ({len(legal)} actions)"
+        return ", ".join(legal) if len(legal) <= 12 else ", ".join(legal[:4]) + f", ... ({len(legal)} actions)"
+
     def _illegal_message(self, action: Any) -> str:
         try:
             if isinstance(action, (bool, np.bool_)):
@@ -284,12 +290,8 @@ class SkatState:
             name = "not an action id"
         if self.is_terminal():
             return f"illegal action {action!r} ({name}): the game is over"
-        legal = [action_to_string(a) for a in self.legal_actions()]
-        shown = ", ".join(legal) if len(legal) <= 12 else ", ".join(legal[:4]) + f", ... ({len(legal)} actions)"
-        if self.phase == "bidding" and legal and legal[-1] == "pass" and len(legal) > 12:
-            shown = "pass, " + ", ".join(legal[:3]) + f", ... ({len(legal)} actions)"
         return (f"illegal action {action!r} ({name}) for seat {self.current_player()} in phase "
-                f"{self.phase}; legal: {shown}")
+                f"{self.phase}; legal: {self.legal_text()}")
 
     # ---------------------------------------------------------------- record-level events
     def show_cards(self, seat: int, cards: CardsLike | None = None) -> None:
@@ -460,6 +462,21 @@ class SkatState:
 
     # ---------------------------------------------------------------- read access
     @property
+    def vector(self) -> np.ndarray:
+        """The game's state vector, read-only (the fields ``F_*`` of
+        :mod:`skatsim.kernels.game`): what the compiled encoder, masked views and infostates
+        read. It holds every card, so agents never get it (they get ``observation(seat)``).
+
+        >>> v = SkatState.new_game(seed=1).vector
+        >>> from skatsim.kernels.game import N_FIELDS
+        >>> v.flags.writeable, v.shape == (N_FIELDS,)
+        (False, True)
+        """
+        v = self._st.view()
+        v.flags.writeable = False
+        return v
+
+    @property
     def deal(self) -> Deal:
         """The cards as dealt (:class:`~skatsim.deal.Deal`: three hands and the skat)."""
         return self._deal
@@ -526,6 +543,11 @@ class SkatState:
     def trumps(self) -> CardSet:
         """:meth:`trumps_mask` as a :class:`~skatsim.cards.CardSet`."""
         return CardSet.from_mask(self.trumps_mask())
+
+    @property
+    def kontra_level(self) -> int:
+        """Doubling said so far in the Kontra/Re variant: 0 none, 1 Kontra, 2 Re."""
+        return int(self._st[K.F_KONTRA])
 
     @property
     def skat_picked_up(self) -> bool:
@@ -638,51 +660,12 @@ class SkatState:
     def __repr__(self) -> str:
         return f"<SkatState phase={self.phase} player={self.current_player()} moves={len(self._actions)}>"
 
-    # ---------------------------------------------------------------- records
+    # ---------------------------------------------------------------- records (skatsim.records)
     def to_record(self) -> dict[str, Any]:
-        """The game as a JSON-ready dict: deal, moves, derived summary and result."""
-        moves = [[p, action_to_string(a)] for p, a in self.history_with_players()]
-        bids = [[p, action_to_string(a)] for p, a in self.bidding_history()]
-        skat_choice = None
-        discard: list[str] = []
-        contract = None
-        for a in self._actions:
-            if a == PICKUP:
-                skat_choice = "pickup"
-            elif a == HAND:
-                skat_choice = "hand"
-            elif DECLARE_BASE <= a < KONTRA:
-                contract = action_to_string(a)
-        if self.skat_picked_up and self._st[K.F_PHASE] != K.PH_DISCARD:
-            discard = CardSet.from_mask(self.skat_mask()).to_text().split()
-        cards = [card_name(a) for _, a in self._play_moves()]
-        kontra = [action_to_string(a) for a in self._actions if a in (KONTRA, RE)]
-        rec: dict[str, Any] = {
-            "format": RECORD_FORMAT,
-            "rules": self.rules.to_dict(),
-            "rules_version": self.rules.version,
-            "seed": self.seed,
-            "deal": {
-                "forehand": self._deal.hands[0].to_text(),
-                "middlehand": self._deal.hands[1].to_text(),
-                "rearhand": self._deal.hands[2].to_text(),
-                "skat": self._deal.skat.to_text(),
-            },
-            "moves": moves,
-            "bids": bids,
-            "declarer": self.declarer,
-            "bid": self.bid,
-            "skat_choice": skat_choice,
-            "discard": discard,
-            "contract": contract,
-            "kontra": kontra,
-            "cards": cards,
-            "result": self.result.to_dict() if self.is_terminal() else None,
-        }
-        if self._events:  # record-level events (ISS SC/RE/TI/LE, the schwarz stop) and the ending
-            rec["events"] = [[e["at"], e["seat"], e["kind"], e["cards"]] for e in self.events()]
-            rec["ending"] = self.ending
-        return rec
+        """The game as a JSON-ready dict (:func:`skatsim.records.to_record`)."""
+        from .records import to_record
+
+        return to_record(self)
 
     def to_json(self, **kw: Any) -> str:
         """:meth:`to_record` as JSON text (``kw`` go to ``json.dumps``, e.g. ``indent=1``);
@@ -691,160 +674,11 @@ class SkatState:
 
     @classmethod
     def from_record(cls, record: dict[str, Any] | str) -> "SkatState":
-        """Replay a record (a dict or its JSON text) through the rules.
+        """Replay a record (a dict or its JSON text) through the rules, checking every field
+        (:func:`skatsim.records.from_record`); :class:`RecordError` names the first problem."""
+        from .records import from_record
 
-        Every field is checked: the format (``skatsim-record/2``, or ``/1`` whose unsigned
-        matadors are converted), the rules and their version, the seed (the deal must be
-        ``deal(seed)``), the deal, each move (a seat 0..2 that is to move and an action
-        text), and every summary and result field against the replay. Raises
-        :class:`RecordError` naming the first problem: malformed JSON, a wrong type, a
-        bad move, or a field that does not match.
-        """
-        if isinstance(record, (str, bytes, bytearray)):
-            try:
-                rec = json.loads(record)
-            except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                raise RecordError(f"a game record must be valid JSON: {e}") from None
-        else:
-            rec = record
-        if not isinstance(rec, dict) or "deal" not in rec or "moves" not in rec:
-            raise RecordError("a game record is a dict with at least 'deal' and 'moves'")
-        unknown = sorted(map(str, set(rec) - set(_RECORD_FIELDS)))
-        if unknown:
-            raise RecordError(f"record has unknown field(s) {unknown}; known: {', '.join(_RECORD_FIELDS)}")
-        fmt = rec.get("format", RECORD_FORMAT)
-        if fmt not in _READABLE_FORMATS:
-            raise RecordError(f"unknown record format {fmt!r}; expected {RECORD_FORMAT!r} "
-                              f"(or {_READABLE_FORMATS[0]!r})")
-        try:
-            rules = SkatRules.from_dict(rec.get("rules", {}))
-        except (TypeError, ValueError) as e:
-            raise RecordError(f"bad rules in record: {e}") from None
-        if "rules_version" in rec and rec["rules_version"] != rules.version:
-            raise RecordError(f"record field 'rules_version' is {rec['rules_version']!r} but its rules "
-                              f"{rules.to_dict()} are version {rules.version!r}")
-        d = rec["deal"]
-        if not isinstance(d, dict) or set(d) != {"forehand", "middlehand", "rearhand", "skat"} or \
-                not all(isinstance(v, str) for v in d.values()):
-            raise RecordError(f"record field 'deal' must map forehand, middlehand, rearhand and skat to card "
-                              f"strings, got {d!r}")
-        try:
-            deal = deal_from_hands(d["forehand"], d["middlehand"], d["rearhand"], d["skat"])
-        except (ValueError, TypeError) as e:
-            raise RecordError(f"bad deal in record: {e}") from None
-        seed = rec.get("seed")
-        if seed is not None:
-            if type(seed) is not int:
-                raise RecordError(f"record field 'seed' must be an int or null, got {type(seed).__name__} {seed!r}")
-            from .deal import deal as deal_of_seed
-
-            if deal_of_seed(seed) != deal:
-                raise RecordError(f"record field 'seed' is {seed} but the deal is not deal({seed})")
-        moves = rec["moves"]
-        if not isinstance(moves, list):
-            raise RecordError(f"record field 'moves' must be a list of [seat, action] pairs, got "
-                              f"{type(moves).__name__} {moves!r}")
-        state = cls(deal, rules, seed)
-        events = _record_events(rec.get("events", []))
-        ev = 0
-        for i, mv in enumerate(moves):
-            ev = _apply_record_events(state, events, ev, i)
-            if not isinstance(mv, (list, tuple)) or len(mv) != 2 or type(mv[0]) is not int \
-                    or not 0 <= mv[0] <= 2 or not isinstance(mv[1], str):
-                raise RecordError(f"move {i + 1}: expected [seat, action] with a seat 0, 1 or 2 and an action "
-                                  f"text, got {mv!r}")
-            seat, text = mv
-            where = f"move {i + 1} (seat {seat} {text!r})"
-            if state.is_terminal():
-                raise RecordError(f"{where}: the game is already over")
-            if seat != state.current_player():
-                raise RecordError(f"{where}: it is seat {state.current_player()}'s turn in phase {state.phase}")
-            try:
-                state.apply_action(string_to_action(text))
-            except ValueError as e:
-                raise RecordError(f"{where}: {e}") from None
-        ev = _apply_record_events(state, events, ev, len(moves))
-        if ev < len(events):
-            raise RecordError(f"record event {ev + 1} {events[ev]!r} is at action {events[ev][0]}, "
-                              f"after the {len(moves)} moves")
-        state._check_record_summary(rec, fmt)
-        return state
-
-    def _check_record_summary(self, rec: dict[str, Any], fmt: str = RECORD_FORMAT) -> None:
-        mine = self.to_record()
-        for key in _SUMMARY_FIELDS:
-            if key in rec and _jsonable(rec[key]) != mine[key]:
-                raise RecordError(f"record field {key!r} is {rec[key]!r} but the moves give {mine[key]!r}")
-        if "ending" in rec and rec["ending"] != mine.get("ending"):
-            raise RecordError(f"record field 'ending' is {rec['ending']!r} but the moves and events give "
-                              f"{mine.get('ending')!r}")
-        if "result" not in rec:
-            return
-        theirs = rec["result"]
-        if theirs is None:
-            if mine["result"] is not None:
-                raise RecordError("record field 'result' is null but its moves finish the game")
-            return
-        if not isinstance(theirs, dict):
-            raise RecordError(f"record field 'result' must be a dict or null, got {type(theirs).__name__} {theirs!r}")
-        if mine["result"] is None:
-            raise RecordError("record has a result but its moves do not finish the game")
-        theirs = dict(theirs)
-        if fmt == _READABLE_FORMATS[0] and "with_matadors" in theirs:  # format 1: unsigned matadors
-            w = theirs.pop("with_matadors")
-            if type(theirs.get("matadors")) is int:
-                theirs["matadors"] = abs(theirs["matadors"]) * (1 if w else -1)
-        unknown = sorted(map(str, set(theirs) - set(mine["result"])))
-        if unknown:
-            raise RecordError(f"record result has unknown field(s) {unknown}")
-        missing = [k for k in mine["result"] if k not in theirs]
-        if missing:
-            raise RecordError(f"record result lacks field(s) {missing}")
-        for key, value in mine["result"].items():
-            if _jsonable(theirs[key]) != value or type(theirs[key]) is not type(value):
-                raise RecordError(f"result field {key!r} is {theirs[key]!r} in the record but replaying gives "
-                                  f"{value!r}")
-
-
-_RECORD_FIELDS = ("format", "rules", "rules_version", "seed", "deal", "moves", "bids", "declarer", "bid",
-                  "skat_choice", "discard", "contract", "kontra", "cards", "result", "events", "ending")
-_EVENT_KINDS = ("show", "resign", "timeout", "left", "schwarz_lost")
-
-
-def _record_events(events: Any) -> list[tuple[int, int, str, str]]:
-    """The ``events`` field of a record: ``[at, seat, kind, cards]`` lists, ``at`` ascending."""
-    if not isinstance(events, list):
-        raise RecordError(f"record field 'events' must be a list of [at, seat, kind, cards], got {events!r}")
-    out = []
-    for i, e in enumerate(events):
-        if not (isinstance(e, (list, tuple)) and len(e) == 4 and type(e[0]) is int and type(e[1]) is int
-                and e[2] in _EVENT_KINDS and isinstance(e[3], str)) or (out and e[0] < out[-1][0]):
-            raise RecordError(f"record event {i + 1}: expected [at, seat, kind, cards] with kind one of "
-                              f"{', '.join(_EVENT_KINDS)} and 'at' not decreasing, got {e!r}")
-        out.append((e[0], e[1], e[2], e[3]))
-    return out
-
-
-def _apply_record_events(state: "SkatState", events: list[tuple[int, int, str, str]], ev: int, at: int) -> int:
-    """Apply the events recorded before action ``at``; returns the index of the next one."""
-    while ev < len(events) and events[ev][0] == at:
-        _, seat, kind, cards = events[ev]
-        try:
-            state.apply_event(kind, seat, cards if kind == "show" else None)
-        except ValueError as e:
-            raise RecordError(f"record event {ev + 1} ({kind} by seat {seat} before move {at + 1}): {e}") from None
-        ev += 1
-    return ev
-_SUMMARY_FIELDS = ("bids", "declarer", "bid", "skat_choice", "discard", "contract", "kontra", "cards")
-
-
-def _jsonable(x: Any) -> Any:
-    """Tuples as lists (what a JSON round trip does), for comparing a dict record."""
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, dict):
-        return {k: _jsonable(v) for k, v in x.items()}
-    return x
+        return from_record(record)
 
 
 # ----------------------------------------------------------------------------- into the play

@@ -38,6 +38,10 @@ points_0..2      trick card points per seat (skat not included; in Ramsch the sk
 n_actions        actions in the deal (bids ... last card)
 ===============  =====================================================================
 
+Game tables that keep the bidding (tournaments, ISS imports) add ``auction``: the calls as
+``seat:call`` words (:func:`auction_text`, e.g. ``"1:18 0:yes 1:pass 2:pass"``), the same
+text whatever engine played the game.
+
 >>> RESULT_COLUMNS[:4]
 ('deal_index', 'deal_seed', 'declarer', 'bid')
 >>> CONTRACT_CATEGORIES[-2:], len(CONTRACT_CATEGORIES)
@@ -46,14 +50,19 @@ n_actions        actions in the deal (bids ... last card)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, Iterable
 
+import numpy as np
+
+from .actions import BID_BASE, HOLD, action_to_string
 from .contracts import DECLARATIONS, Contract
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RESULT_COLUMNS", "PER_SEAT", "CONTRACT_CATEGORIES", "contract_category", "long_by_seat"]
+__all__ = ["RESULT_COLUMNS", "PER_SEAT", "CONTRACT_CATEGORIES", "contract_category", "long_by_seat", "auction_calls",
+           "auction_text"]
 
 #: Column order of a result row.
 RESULT_COLUMNS: tuple[str, ...] = (
@@ -114,3 +123,47 @@ def long_by_seat(df: "pd.DataFrame", extra: tuple[str, ...] = ()) -> "pd.DataFra
         parts.append(part)
     out = pd.concat(parts, ignore_index=True).sort_values(["_order", "seat"], kind="stable")
     return out.drop(columns="_order").reset_index(drop=True)
+
+
+@lru_cache(maxsize=1 << 16)
+def _calls(actions: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    from .kernels import game as K
+
+    st = np.zeros(K.N_FIELDS, dtype=np.int64)
+    K.init_state(st, 0, 0, 0, 0, 0)  # who calls next does not depend on the cards
+    out = []
+    for a in actions:
+        if st[K.F_PHASE] != K.PH_BID or not K.is_legal(st, a):
+            break
+        out.append((int(st[K.F_PLAYER]), a))
+        K.apply_action(st, a)
+    return tuple(out)
+
+
+def auction_calls(actions: Iterable[int]) -> list[tuple[int, int]]:
+    """``(seat, action)`` of the bidding that opens a deal's action list (bids, ``yes``,
+    ``pass``), seats found by the rules' state machine. Stops at the first action after the
+    bidding (or one the bidding does not allow).
+
+    >>> auction_calls([32, 96, 95, 95, 98])   # 18 yes pass pass, then the skat decision
+    [(1, 32), (0, 96), (1, 95), (2, 95)]
+    """
+    calls = []
+    for a in actions:
+        a = int(a)
+        if not BID_BASE <= a <= HOLD:
+            break
+        calls.append(a)
+    return list(_calls(tuple(calls)))
+
+
+def auction_text(actions: Iterable[int]) -> str:
+    """The bidding of a deal's action list as ``seat:call`` words: the ``auction`` column of
+    every game table (tournaments of either engine, ISS imports).
+
+    >>> auction_text([32, 96, 95, 95, 98])
+    '1:18 0:yes 1:pass 2:pass'
+    >>> auction_text([95, 95, 95])             # all passed
+    '1:pass 2:pass 0:pass'
+    """
+    return " ".join(f"{p}:{action_to_string(a)}" for p, a in auction_calls(actions))

@@ -304,14 +304,6 @@ def _solution_points(sol: Any) -> int | None:
     return None if sol.target is not None else sol.value
 
 
-def _goal_text(target: int | str) -> str:
-    if target == "schwarz":
-        return "every trick"
-    if target == "null":
-        return "no trick"
-    return f"{target} card points"
-
-
 def _declare(seed: int, declarer: int, contract_text: str) -> SkatState:
     """A new deal with ``declarer`` winning the bidding at 18 and declaring ``contract_text``."""
     bids = {0: ("pass", "pass", "18"), 1: ("18", "pass", "pass"), 2: ("pass", "18", "pass")}[declarer]
@@ -323,7 +315,7 @@ def _declare(seed: int, declarer: int, contract_text: str) -> SkatState:
 
 def _cmd_solve(args: argparse.Namespace) -> int:
     from skatsim.contracts import HAND, Contract
-    from skatsim.solver import solve, target_for
+    from skatsim.solver import describe_target, solve, target_for
 
     contract = Contract(args.contract.game, args.contract.flags | HAND)  # the skat stays untouched
     state = _declare(args.seed, args.declarer, contract.to_text())
@@ -334,10 +326,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     print(f"deal seed {args.seed}: seat {args.declarer} declares {contract.to_text()} ({contract.describe()})")
     print(state.deal)
     t0 = time.perf_counter()
-    if args.mode == "exact":
+    if args.mode == "exact":  # judged against the announced goal (the solution's target)
         sol = solve(state, mode="exact", move_values=True)
-        judged = solve(state, mode="threshold", threshold=goal)
-        wins, target = judged.declarer_wins, goal
+        wins, target = sol.declarer_wins, sol.target
     else:
         target = goal if args.threshold is None else args.threshold
         sol = solve(state, mode="threshold", threshold=target, move_values=True)
@@ -348,12 +339,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     got = f" ({pts} card points)" if pts is not None else ""
     verdict = "wins" if wins else "loses"
     if target == goal:
-        print(f"goal of {contract.to_text()}: {_goal_text(goal)}. With best play by everybody the declarer "
+        print(f"goal of {contract.to_text()}: {describe_target(goal)}. With best play by everybody the declarer "
               f"{verdict} the card play{got} ({dt * 1000:.1f} ms incl. compile on first use)")
     else:
         reach = "reaches" if wins else "does not reach"
-        print(f"with best play by everybody the declarer {reach} {_goal_text(target)} (the goal of "
-              f"{contract.to_text()} is {_goal_text(goal)}) ({dt * 1000:.1f} ms incl. compile on first use)")
+        print(f"with best play by everybody the declarer {reach} {describe_target(target)} (the goal of "
+              f"{contract.to_text()} is {describe_target(goal)}) ({dt * 1000:.1f} ms incl. compile on first use)")
     return 0
 
 
@@ -398,7 +389,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 def _cmd_show(args: argparse.Namespace) -> int:
     if args.more:
         return _show_pooled([args.dir] + list(args.more))
-    from agents.runs import RunDir
+    from skatsim.runs import RunDir
 
     run = RunDir.open(args.dir)
     m = run.manifest
@@ -460,7 +451,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     policy = policy[0] if len(set(map(str, policy))) == 1 else policy
     t0 = time.perf_counter()
     if args.backend == "ray" or (args.out and not str(args.out).endswith(".parquet")):
-        from agents.runs import run_simulation
+        from skatsim.runs import run_simulation
 
         if not args.out:
             raise ValueError("--backend ray writes a run directory: give --out DIR")
@@ -718,7 +709,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Read International Skat Server records (plain or .bz2, streamed), replay "
                                     "each through the rules, compare with the server's result line and write "
                                     "games.parquet, decisions.parquet, errors.jsonl and summary.json to --out.")
-    from skatsim.iss import add_import_arguments
+    from skatsim.iss_import import add_import_arguments
 
     add_import_arguments(sp)
     sp.set_defaults(func=_cmd_import_iss, parser=sp)
@@ -740,7 +731,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_import_iss(args: argparse.Namespace) -> int:
-    from skatsim.iss import run_import
+    from skatsim.iss_import import run_import
 
     return run_import(args)
 

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from skatsim.bidding_data import (CONTRACTS, LabelConfig, _rb_playouts, _RB_PARAMS, contract_value, discard_for,
+from skatsim.runs import RunDir
+from agents.bidding_data import (CONTRACTS, LabelConfig, _rb_playouts, _RB_PARAMS, contract_value, discard_for,
                                   expected_at_bid, generate, label_deal, read_labels, sample_worlds_for_hand)
 from skatsim.bits import popcount
 from skatsim.cards import CardSet
@@ -104,12 +105,13 @@ def test_generate_resumes_and_refuses_other_config(tmp_path):
     df = read_labels(out)
     assert len(df) == 18 and list(df["seat"][:3]) == [0, 1, 2] and set(df["source"]) == {"rule_based"}
     man = json.loads((out / "manifest.json").read_text())
-    assert man["complete"] and man["rows"] == 18 and man["config"]["seed"] == 11
+    assert man["status"] == "complete" and man["rows"] == 18 and man["config"]["seed"] == 11
     # lose a shard: resuming rewrites exactly it, the table is unchanged
-    (out / "shard-00001.parquet").unlink()
-    stamp = (out / "shard-00000.parquet").stat().st_mtime_ns
+    run = RunDir.open(out)
+    run.shard_path(2, 4).unlink()
+    stamp = run.shard_path(0, 2).stat().st_mtime_ns
     generate(out, FAST, progress=False)
-    assert (out / "shard-00000.parquet").stat().st_mtime_ns == stamp
+    assert run.shard_path(0, 2).stat().st_mtime_ns == stamp
     assert read_labels(out).equals(df)
     with pytest.raises(ValueError, match="another config"):
         generate(out, LabelConfig(n_deals=6, seed=12, worlds=3, labeler="rule_based", shard_size=2), progress=False)
@@ -132,7 +134,7 @@ def test_auction_worlds_let_the_seat_win_at_the_level():
     """Every kept world: the rule-based limits of the other seats let ``seat`` win at the
     bid (an earlier seat holds at equal values, a later one must go above); the worlds
     partition the unseen cards like uniform ones, and conditioning weakens the opponents."""
-    from skatsim.bidding_data import auction_worlds
+    from agents.bidding_data import auction_worlds
     from skatsim.kernels.heuristic import bid_limit
 
     hand = CardSet("CJ HJ CA CT C9 SA ST H8 D7 D8").mask
@@ -154,7 +156,7 @@ def test_auction_worlds_let_the_seat_win_at_the_level():
 
 
 def test_auction_condition_rows_carry_their_level():
-    from skatsim.bidding_data import BID_LEVELS
+    from agents.bidding_data import BID_LEVELS
 
     cfg = LabelConfig(n_deals=4, seed=2, worlds=4, labeler="rule_based", condition="auction")
     rows = [r for i in range(4) for r in label_deal(i, cfg)]
@@ -169,7 +171,7 @@ def test_the_auction_condition_agrees_with_the_state_machine():
     against real auctions: rule-based opponents, and a seat that bids or holds up to ``b``."""
     from agents import RuleBasedAgent
     from skatsim.actions import BID_BASE, HOLD, PASS
-    from skatsim.bidding_data import _wins_auction
+    from agents.bidding_data import _wins_auction
     from skatsim.contracts import BID_VALUES
     from skatsim.kernels.heuristic import bid_limit
 

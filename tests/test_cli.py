@@ -82,6 +82,9 @@ def test_solve_judges_the_declarer_against_the_announced_goal(contract: str, win
     goal = {"C": "61 card points", "CS": "90 card points", "GZ": "every trick", "CO": "every trick",
             "GO": "every trick"}[contract]
     assert f": {goal}." in out
+    search = out.splitlines()[[i for i, x in enumerate(out.splitlines()) if " exact (target " in x][0]]
+    target = {"C": "61", "CS": "90", "GZ": "schwarz", "CO": "schwarz", "GO": "schwarz"}[contract]
+    assert f"exact (target {target})" in search and ("declarer wins" if wins else "declarer loses") in search
 
 
 def test_solve_exact_and_threshold_modes(capsys: pytest.CaptureFixture[str]) -> None:

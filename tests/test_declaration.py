@@ -254,9 +254,10 @@ def test_decl_min_value_is_the_null_value_or_the_top_bid() -> None:
 def test_base_values_are_one_table() -> None:
     import numpy as np
 
-    from skatsim import scoring
+    from skatsim import valuation
     from skatsim.contracts import BASE_VALUES, NULL_VALUES
 
-    assert np.array_equal(scoring._BASE, BASE_VALUES)
+    assert BASE_VALUES is valuation.BASE_VALUES and NULL_VALUES is valuation.NULL_VALUES
+    assert [int(valuation.base_value(g, 0)) for g in range(5)] == list(BASE_VALUES[:5])
     assert [Contract.parse(t).base_value for t in "D H S C G N NH NO NOH".split()] == \
         list(BASE_VALUES[:5]) + list(NULL_VALUES)

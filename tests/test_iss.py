@@ -15,6 +15,7 @@ import time
 import tracemalloc
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,9 @@ from iss_records import RECORDS, all_records
 
 from skatsim import SkatState, iss, simulate, to_play
 from skatsim.cards import CardSet
-from skatsim.iss import IssError, check, import_iss, iter_iss, parse_iss, replay, rows_to_iss, to_iss
+from skatsim import iss_import
+from skatsim.iss import IssError, check, iter_iss, parse_iss, replay, rows_to_iss, to_iss
+from skatsim.iss_import import import_iss
 from skatsim.table import RESULT_COLUMNS
 
 REAL = all_records()
@@ -387,7 +390,7 @@ def test_import_real_records(tmp_path) -> None:
     assert summ.mismatched_games == 1 and dict(summ.mismatches) == {"v": 1}
     assert summ.endings["defenders_resigned"] == 4 and summ.endings["schwarz_lost"] == 1
     games = pd.read_parquet(tmp_path / "out" / "games.parquet")
-    assert tuple(games.columns) == RESULT_COLUMNS + iss.GAME_EXTRA_COLUMNS
+    assert tuple(games.columns) == RESULT_COLUMNS + iss_import.GAME_EXTRA_COLUMNS
     bad = games[games["mismatch"] != ""]
     assert list(bad["iss_id"]) == [684159] and list(bad["mismatch"]) == ["v"]
     ok = games[games["mismatch"] == ""]
@@ -398,25 +401,88 @@ def test_import_real_records(tmp_path) -> None:
     assert summary["games"] == summ.games and "skipped: 2" in str(summ)
 
     dec = pd.read_parquet(tmp_path / "out" / "decisions.parquet")
-    assert tuple(dec.columns) == iss.DECISION_COLUMNS
+    assert tuple(dec.columns) == iss_import.DECISION_COLUMNS
     d = dec[dec["iss_id"] == 541932]
     # 1 p, 2 18, 0 p, 2 s, two discards, the declaration
     assert list(d["action_text"]) == ["pass", "18", "pass", "pickup", "S10", "H8", "D"]
     assert list(d["seat"]) == [1, 2, 0, 2, 2, 2, 2]
-    assert list(d["auction"])[:3] == ["", "1:p", "1:p 2:18"]
+    assert list(d["auction"])[:3] == ["", "1:pass", "1:pass 2:18"]  # the auction text of every game table
     first = d.iloc[0]
     assert first["hand"] == CardSet("CJ S9 DJ S7 D9 SQ C8 HQ DK CA").mask
     assert d.iloc[4]["hand"] == CardSet("D8 D7 DT CT ST C7 HK DA HT HJ H8 CK").mask  # 12 cards at the discard
     assert (d["declarer"] == 2).all() and (d["list_score"] == -54).all() and not d["won"].any()
 
 
+def _single_resignation(rid: int = 1039093) -> str:
+    """Record 1039093 as the second ISS server writes it: the declarer shows his cards, one
+    defender resigns and the server ends the game (no partner's RE)."""
+    rec = REAL[rid]
+    assert rec.count(" 0 RE ]") == 1
+    return rec.replace(" 0 RE ]", " ]")
+
+
+def test_a_single_defender_resignation_after_shown_cards_is_kept() -> None:
+    both = replay(parse_iss(REAL[1039093]))
+    g = parse_iss(_single_resignation())
+    with pytest.raises(IssError, match="ends before"):  # what a strict replay did before
+        iss.replay_notes(parse_iss(REAL[1039093].replace(" 2 RE 0 RE ]", " ]")))
+    s, notes = iss.replay_notes(g)
+    assert notes == ("single_resignation",) and s.ending == "defenders_resigned"
+    assert s.result == both.result and check(g, s) == []
+
+
+def test_hidden_cards_are_filled_from_the_moves() -> None:
+    rec = RECORDS[541932]  # every card of it is played or discarded: all hidden ones follow
+    deck = rec.split("MV[w ")[1].split(" ")[0]
+    cards = deck.split(".")
+    hidden = ".".join("??" if i in (0, 13, 25, 31) else c for i, c in enumerate(cards))  # fh, mh, rh, skat
+    g = parse_iss(rec.replace(deck, hidden).replace("w H8.CK", "w ??.??"))
+    assert (g.hidden, g.guessed) == (4, 0) and g.cards == parse_iss(rec).cards
+    s, notes = iss.replay_notes(g)
+    assert notes == ("hidden_cards",) and check(g, s) == []
+
+
+def test_hidden_cards_the_moves_do_not_show_are_guessed_and_flagged(tmp_path) -> None:
+    rec = REAL[1039093]  # resigned after trick 6: some cards are never played
+    deck = rec.split("MV[w ")[1].split(" ")[0]
+    cards = deck.split(".")
+    never = [i for i, c in enumerate(cards[:30]) if f" {c} " not in rec.split(deck)[1] and f".{c}" not in rec.split(deck)[1]]
+    hidden = ".".join("??" if i in never[:2] else c for i, c in enumerate(cards))
+    src = tmp_path / "h.sgf"
+    src.write_text(rec.replace(deck, hidden) + "\n" + _single_resignation() + "\n")
+    summ = import_iss(src, tmp_path / "out", progress=False)
+    assert summ.games == 2 and not summ.skipped
+    games = pd.read_parquet(tmp_path / "out" / "games.parquet")
+    assert list(games["notes"]) == ["hidden_cards guessed_cards", "single_resignation"]
+    assert list(games["ending"]) == ["defenders_resigned", "defenders_resigned"]
+    assert dict(summ.notes) == {"hidden_cards": 1, "guessed_cards": 1, "single_resignation": 1}
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["kind"] == "iss_import"
+
+
+def test_file_problems_are_named(tmp_path, capsys) -> None:
+    good = tmp_path / "r.sgf.bz2"
+    with bz2.open(good, "wt") as f:
+        for rec in REAL.values():
+            f.write(rec + "\n")
+    data = good.read_bytes()
+    (tmp_path / "trunc.bz2").write_bytes(data[: len(data) // 2])
+    (tmp_path / "a_file").write_text("x")
+    cases = [(tmp_path / "trunc.bz2", tmp_path / "o1", "ends early"), (tmp_path, tmp_path / "o2", "is a folder"),
+             (good, tmp_path / "a_file", "is a file"), (tmp_path / "nope.sgf", tmp_path / "o3", "no such file")]
+    for src, out, why in cases:
+        assert iss_import.main([str(src), "--out", str(out), "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert why in err and "Traceback" not in err and err.count("\n") == 1, err
+    assert not (tmp_path / "o1" / "games.parquet").exists()  # nothing half-written
+
+
 def test_main_prints_the_summary(tmp_path, capsys) -> None:
     src = tmp_path / "r.sgf"
     src.write_text("\n".join(RECORDS.values()) + "\n")
-    assert iss.main([str(src), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    assert iss_import.main([str(src), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "4 records" in out and "games written: 4" in out and "skipped: 0" in out
-    assert iss.main([str(tmp_path / "missing.sgf"), "--out", str(tmp_path / "o")]) == 2
+    assert iss_import.main([str(tmp_path / "missing.sgf"), "--out", str(tmp_path / "o")]) == 2
 
 
 # --------------------------------------------------------------------------- speed and memory

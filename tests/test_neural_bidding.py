@@ -12,9 +12,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.neural_bidding import (CONTEXT, FEATURE_LAYOUT, N_CONTRACTS, N_FEATURES, BiddingNet, CheckpointError,
-                                   NeuralBidderAgent, _matadors, contract_scores, default_model_path,
+                                   NeuralBidderAgent, contract_scores, default_model_path,
                                    encode_features, load_model, save_checkpoint)
-from skatsim.bidding_data import CONTRACTS, LabelConfig, generate
+from agents.bidding_data import CONTRACTS, LabelConfig, generate
 from skatsim.cards import CardSet
 from skatsim.scoring import matadors_of
 
@@ -36,11 +36,11 @@ def test_layout_and_card_bits():
     assert (x[0, CONTEXT] == 0).all()
 
 
-def test_matadors_match_scoring():
+def test_the_oracle_matadors_match_scoring():
     hands = _hands(300)
     bits = ((hands[:, None] >> np.arange(32)) & 1)
     for g in range(5):
-        ours = _matadors(bits, g)
+        ours = _run_matadors(bits, g)  # the oracle below agrees with the one matadors truth
         ref = [abs(int(matadors_of(int(h), g))) for h in hands]
         assert ours.tolist() == ref
 
@@ -143,7 +143,6 @@ def test_training_smoke(tmp_path):
 
 
 def test_compiled_encoder_equals_numpy_reference():
-    from agents.neural_bidding import encode_features_np
 
     hands = _hands(500, seed=4)
     seats = np.arange(500) % 3
@@ -158,7 +157,7 @@ def test_pickup_value_is_the_mean_best_game_over_the_skats(tmp_path):
 
     from agents.neural_bidding import bid_context
     from skatsim import SkatState
-    from skatsim.bidding_data import discard_for
+    from agents.bidding_data import discard_for
     from skatsim.contracts import BASE_VALUES, NULL_VALUES
 
     torch.manual_seed(1)
@@ -212,3 +211,44 @@ def test_training_on_auction_conditioned_labels_marks_the_checkpoint(tmp_path):
     cfg["out"]["runs_dir"] = str(tmp_path / "runs")
     m = train(cfg, progress=False)
     assert load_model(Path(m["run_dir"]) / "model").meta["context"] == "bid_level"
+
+
+# The plain-numpy oracle of the compiled feature encoder (a deliberate twin: written
+# independently, matadors by a run-length count, so the kernel is checked against it).
+_BIT = np.arange(32, dtype=np.int64)
+_JACK_BITS = np.array([7, 15, 23, 31])
+
+
+def _run_matadors(bits: np.ndarray, game: int) -> np.ndarray:
+    order = [31, 23, 15, 7]  # CJ SJ HJ DJ, then A 10 K Q 9 8 7 of the suit
+    if game < 4:
+        order += [8 * game + r for r in (6, 5, 4, 3, 2, 1, 0)]
+    seq = bits[:, order].astype(bool)
+    return np.cumprod(seq == seq[:, :1], axis=1).sum(axis=1)
+
+
+def encode_features_np(hands, seats) -> np.ndarray:  # noqa: ANN001
+    from skatsim.cards import CARD_POINTS
+    from agents.neural_bidding import N_FEATURES, _OFF
+
+    h = np.asarray(hands, dtype=np.int64).reshape(-1)
+    s = np.asarray(seats, dtype=np.int64).reshape(-1)
+    n = h.shape[0]
+    out = np.zeros((n, N_FEATURES), np.float32)
+    bits = ((h[:, None] >> _BIT) & 1).astype(np.float32)
+    out[:, 0:32] = bits
+    out[np.arange(n), _OFF["seat"] + s] = 1.0
+    plain = bits.copy()
+    plain[:, _JACK_BITS] = 0
+    suit = plain.reshape(n, 4, 8).sum(axis=2)
+    jacks = bits[:, _JACK_BITS].sum(axis=1)
+    o = _OFF["suit_len"]
+    out[:, o:o + 4] = suit / 7.0
+    out[:, _OFF["trumps"]:_OFF["trumps"] + 4] = (suit + jacks[:, None]) / 11.0
+    out[:, _OFF["jacks"]] = jacks / 4.0
+    for g in range(5):
+        out[:, _OFF["matadors"] + g] = _run_matadors(bits, g) / 11.0
+    out[:, _OFF["aces_tens"]] = bits[:, [6, 14, 22, 30]].sum(axis=1) / 4.0
+    out[:, _OFF["aces_tens"] + 1] = bits[:, [5, 13, 21, 29]].sum(axis=1) / 4.0
+    out[:, _OFF["points"]] = bits @ np.array(CARD_POINTS, dtype=np.float32) / 60.0
+    return out

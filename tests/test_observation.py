@@ -91,11 +91,11 @@ def test_bidding_fields() -> None:
     for a in ["18", "yes", "20", "pass"]:
         s.apply_action(s.string_to_action(a))
     o = s.observation(2)
-    assert o.fields["bids"] == [(1, "18"), (0, "yes"), (1, "20"), (0, "pass")]
-    assert o.fields["bid"] == 20 and o.fields["passed"] == [0]
+    assert o.fields["bids"] == ((1, "18"), (0, "yes"), (1, "20"), (0, "pass"))
+    assert o.fields["bid"] == 20 and o.fields["passed"] == (0,)
     assert o.views["bid_level"].argmax() == 2  # 0 = none, 1 = 18, 2 = 20
     np.testing.assert_allclose(o.views["seat_bids"], [18 / 264, 20 / 264, 0], rtol=1e-6)
-    assert o.fields["legal_actions"] == s.legal_actions() and o.fields["to_move"] == 2
+    assert o.fields["legal_actions"] == tuple(s.legal_actions()) and o.fields["to_move"] == 2
     with pytest.raises(ValueError, match="seat 0, 1 or 2"):
         s.observation(3)
 
@@ -120,8 +120,8 @@ def test_tensor_decodes_back_to_the_fields(seed: int) -> None:
         assert d["played"] == [s.played_mask(q) for q in range(3)]
         assert d["current_trick"] == o.current_trick and d["trick_leader"] == o.trick_leader
         assert d["points"] == o.points and d["tricks_won"] == o.tricks_won
-        assert d["legal_actions"] == o.legal_actions == (s.legal_actions() if s.current_player() == p else [])
-        assert list(np.flatnonzero(o.legal_mask)) == o.legal_actions
+        assert d["legal_actions"] == o.legal_actions == tuple(s.legal_actions() if s.current_player() == p else [])
+        assert tuple(np.flatnonzero(o.legal_mask)) == o.legal_actions
         assert d["kontra"] == sum(1 for _, a in o.kontra if a in ("kontra", "re"))
         # seat bids: the highest value each seat named or held, from the public history
         held = [0, 0, 0]

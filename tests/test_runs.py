@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from agents.runs import RunDir, run_simulation
+from skatsim.runs import RunDir, run_simulation
 from agents.tournament import load_tournament, resume_tournament, run_tournament
 
 TIMES = ["time_0", "time_1", "time_2"]

@@ -142,7 +142,10 @@ def test_seed_forms():
     a = simulate(50, seed=np.random.default_rng(3), workers=1)
     b = simulate(50, seed=a.attrs["seed"], workers=1)
     pd.testing.assert_frame_equal(a, b)
-    assert isinstance(simulate(5, workers=1).attrs["seed"], int)
+    fresh = simulate(5, workers=1)  # no seed: fresh entropy, recorded so the run can be repeated
+    again = simulate(5, seed=fresh.attrs["seed"], workers=1)
+    pd.testing.assert_frame_equal(fresh, again)
+    assert simulate(5, workers=1).attrs["seed"] != fresh.attrs["seed"]
 
 
 def test_empty_and_errors():

@@ -809,7 +809,7 @@ def test_truncated_or_malformed_json_is_a_record_error() -> None:
 
 
 def test_format_1_records_still_load() -> None:
-    from skatsim.state import RECORD_FORMAT
+    from skatsim.records import RECORD_FORMAT
 
     assert RECORD_FORMAT == "skatsim-record/2"
     s = played_game(29)

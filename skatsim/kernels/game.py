@@ -18,7 +18,6 @@ callable from Python like any other jitted function.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from ..actions import BID_BASE, DECLARE_BASE, HOLD, KONTRA, PASS, PICKUP, RE
@@ -27,36 +26,18 @@ from ..cards import CARD_POINTS_ARRAY, card_points
 from ..contracts import BID_ARRAY, DECLARABLE_BITS, DECLARATION_ARRAY, OUVERT, SCHWARZ_ANNOUNCED
 from ..options import OPT_KONTRA, OPT_RAMSCH
 from ..rules import FOLLOW, NULL, RAMSCH, legal_mask, trick_winner_pos
-from ..scoring import matadors_of, settle_core, sf_points
-
-# ----------------------------------------------------------------------------- phases
-PH_BID, PH_SKAT, PH_DISCARD, PH_DECLARE, PH_KONTRA, PH_PLAY, PH_DONE = range(7)
-PHASE_NAMES = ("bidding", "skat", "discard", "declare", "kontra", "play", "done")
-
-# ----------------------------------------------------------------------------- fields
-(F_PHASE, F_PLAYER,
- F_HAND0, F_HAND1, F_HAND2, F_SKAT,
- F_DEALT0, F_DEALT1, F_DEALT2, F_DEALT_SKAT,
- F_BID, F_BID_IDX, F_BID_STAGE, F_BIDDER, F_RESPONDER,
- F_DECLARER, F_GAME, F_FLAGS, F_PICKED, F_DISCARDS,
- F_KONTRA, F_KSTAGE,
- F_LEADER, F_NCARDS, F_TRICK0, F_TRICK1, F_TRICK2, F_NTRICKS,
- F_POINTS0, F_POINTS1, F_POINTS2, F_TRICKS0, F_TRICKS1, F_TRICKS2,
- F_PLAYED0, F_PLAYED1, F_PLAYED2, F_LAST_WINNER, F_OPTIONS,
- F_BIDVAL0, F_BIDVAL1, F_BIDVAL2, F_PASSED, F_KONTRA_BY,
- F_VOID0, F_VOID1, F_VOID2,
- F_END, F_END_SEAT, F_RESIGNED, F_SHOWN, N_FIELDS) = range(52)
-
-# Public history kept in the vector (so observations and jitted policies need no replay):
-# F_BIDVAL*: highest bid value each seat named or held (0: none); F_PASSED: bit s once seat
-# s passed in the bidding; F_KONTRA_BY: seat that said Kontra (-1: nobody; Re is always the
-# declarer); F_VOID*: cards a seat has shown it cannot hold (when it did not follow suit,
-# the whole follow mask of the led card).
-# Record-level endings (never reached by apply_action, so normal play is unchanged; see
-# "Endings" below): F_END: how the game ended (END_*; 0 while running and when played
-# out); F_END_SEAT: the seat that resigned, timed out or left (-1: none); F_RESIGNED: bit s
-# once seat s said RE (a defender's RE waits for his partner's); F_SHOWN: the cards the
-# declarer showed (ISS ``SC``; play goes on).
+from ..scoring import matadors_of, settle_into
+from ..layout import (  # noqa: F401  (re-exported: K.F_HAND0, K.R_WON, K.PH_PLAY ...)
+    PH_BID, PH_SKAT, PH_DISCARD, PH_DECLARE, PH_KONTRA, PH_PLAY, PH_DONE, PHASE_NAMES, F_PHASE, F_PLAYER,
+    F_HAND0, F_HAND1, F_HAND2, F_SKAT, F_DEALT0, F_DEALT1, F_DEALT2, F_DEALT_SKAT, F_BID, F_BID_IDX,
+    F_BID_STAGE, F_BIDDER, F_RESPONDER, F_DECLARER, F_GAME, F_FLAGS, F_PICKED, F_DISCARDS, F_KONTRA, F_KSTAGE,
+    F_LEADER, F_NCARDS, F_TRICK0, F_TRICK1, F_TRICK2, F_NTRICKS, F_POINTS0, F_POINTS1, F_POINTS2, F_TRICKS0,
+    F_TRICKS1, F_TRICKS2, F_PLAYED0, F_PLAYED1, F_PLAYED2, F_LAST_WINNER, F_OPTIONS, F_BIDVAL0, F_BIDVAL1,
+    F_BIDVAL2, F_PASSED, F_KONTRA_BY, F_VOID0, F_VOID1, F_VOID2, F_END, F_END_SEAT, F_RESIGNED, F_SHOWN,
+    N_FIELDS, END_PLAYED, END_SCHWARZ_LOST, END_DECLARER_RESIGNED, END_DEFENDERS_RESIGNED,
+    END_TIMEOUT, END_LEFT, END_NAMES, R_DECLARER, R_GAME, R_FLAGS, R_BID, R_PICKED, R_KONTRA, R_DECL_POINTS,
+    R_DECL_TRICKS, R_MATADORS, R_WON, R_SCHNEIDER, R_SCHWARZ, R_MULT, R_VALUE, R_OVERBID, R_CHARGED,
+    R_LIST_SCORE, R_SCORE0, R_SCORE1, R_SCORE2, R_SF0, R_SF1, R_SF2, R_PTS0, R_PTS1, R_PTS2, N_RESULT)
 
 _PTS = CARD_POINTS_ARRAY
 _LO32 = 0xFFFF_FFFF
@@ -324,8 +305,6 @@ def random_action(st, rng: int):
 # the functions below are called by ``SkatState`` (and so by the ISS importer) and never by
 # ``apply_action``, so normal play and the batch kernels are unchanged. Each checks that
 # the event is possible and returns False (or -1) without touching ``st`` if not.
-END_PLAYED, END_SCHWARZ_LOST, END_DECLARER_RESIGNED, END_DEFENDERS_RESIGNED, END_TIMEOUT, END_LEFT = range(6)
-END_NAMES = ("played", "schwarz_lost", "declarer_resigned", "defenders_resigned", "timeout", "left")
 
 
 @njit(cache=True, inline='always')
@@ -418,10 +397,6 @@ def abandon(st, seat: int, reason: int) -> bool:
 
 
 # ----------------------------------------------------------------------------- results
-# result_fields() layout
-(R_DECLARER, R_GAME, R_FLAGS, R_BID, R_PICKED, R_KONTRA, R_DECL_POINTS, R_DECL_TRICKS, R_MATADORS,
- R_WON, R_SCHNEIDER, R_SCHWARZ, R_MULT, R_VALUE, R_OVERBID, R_CHARGED, R_LIST_SCORE,
- R_SCORE0, R_SCORE1, R_SCORE2, R_SF0, R_SF1, R_SF2, R_PTS0, R_PTS1, R_PTS2, N_RESULT) = range(27)
 
 
 @njit(cache=True)
@@ -468,25 +443,8 @@ def result_fields(st, out) -> None:
     lp, lt = dpts, dtr  # the points and tricks that decide the levels
     if end == END_SCHWARZ_LOST or (end == END_DECLARER_RESIGNED and st[F_NTRICKS] == 0):
         lp, lt = 60, 1  # neither side schneider or schwarz (the announced levels still count)
-    won, schneider, schwarz, mult, value, overbid, charged, score = settle_core(
-        g, st[F_FLAGS], mat, st[F_BID], lp, lt, st[F_KONTRA])
-    if end == END_DECLARER_RESIGNED and won:
-        won = False
-        score = (-2 * charged) << st[F_KONTRA]
-    out[R_DECL_POINTS] = dpts
-    out[R_DECL_TRICKS] = dtr
-    out[R_MATADORS] = mat
-    out[R_WON] = won
-    out[R_SCHNEIDER] = schneider
-    out[R_SCHWARZ] = schwarz
-    out[R_MULT] = mult
-    out[R_VALUE] = value
-    out[R_OVERBID] = overbid
-    out[R_CHARGED] = charged
-    out[R_LIST_SCORE] = score
-    out[R_SCORE0 + d] = score
-    for s in range(3):
-        out[R_SF0 + s] = sf_points(won, score, s, d)
+    settle_into(out, d, g, st[F_FLAGS], st[F_BID], st[F_PICKED], st[F_KONTRA], mat, dpts, dtr, lp, lt,
+                end == END_DECLARER_RESIGNED)
 
 
 @njit(cache=True, inline='always')

@@ -1,6 +1,17 @@
-"""Run directories: long runs that survive a crash, a Ctrl-C or ``kill -9`` and resume.
+"""Files that survive: atomic writes, package versions, manifests and run directories.
 
-A run directory holds one run (a tournament or a batch simulation)::
+One place for everything a long job writes down, used by batch simulation, tournaments,
+bidding labels, ISS import and the experiments:
+
+- :func:`atomic_path` / :func:`atomic_write_bytes` / :func:`atomic_write_json`: a file
+  appears complete or not at all (a temporary file in the same folder, ``fsync``, then
+  :func:`os.replace`), whatever kills the writer;
+- :func:`versions`: Python, platform, package versions and the git commit a result came from;
+- :func:`write_manifest` / :func:`read_manifest`: ``manifest.json`` (format, kind, config,
+  versions, status) of any output folder;
+- :class:`RunDir`: a resumable run cut into chunks of units (deals or boards).
+
+A run directory holds one run (a tournament, a batch simulation, bidding labels)::
 
     runs/DIR/
       manifest.json          what determines the rows (config), how they are cut (chunk_size),
@@ -12,11 +23,10 @@ A run directory holds one run (a tournament or a batch simulation)::
 Units of work (deals, or tournament boards) are cut into chunks ``[a, b)`` of
 ``chunk_size`` fixed at creation; a chunk's rows depend only on the config and the unit
 ids, so chunks can be played in any order, on any machine, and a resumed run plays only
-the chunks without a shard. Every shard is written to a temporary file in ``shards/`` and
-moved into place with :func:`os.replace` (after ``fsync``): a kill at any moment leaves
-either the complete shard or none (temporary files are removed when the run is reopened).
-Each shard's Parquet metadata (``skatsim``) records its chunk and row count; a file whose
-count does not match is not counted as done (and is replaced).
+the chunks without a shard. Every shard is written through :func:`atomic_path`: a kill at
+any moment leaves either the complete shard or none (temporary files are removed when the
+run is reopened). Each shard's Parquet metadata (``skatsim``) records its chunk and row
+count; a file whose count does not match is not counted as done (and is replaced).
 
 >>> import tempfile, pandas as pd
 >>> d = RunDir.create(tempfile.mkdtemp() + "/run", kind="demo", config={"n": 3}, n_units=3, chunk_size=2)
@@ -30,54 +40,135 @@ count does not match is not counted as done (and is replaced).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
+import subprocess
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RunDir", "RUN_FORMAT", "MANIFEST", "versions", "is_run_dir", "atomic_write_bytes"]
+__all__ = ["RunDir", "RUN_FORMAT", "MANIFEST", "versions", "is_run_dir", "atomic_path", "atomic_write_bytes",
+           "atomic_write_json", "write_manifest", "read_manifest", "run_simulation", "TMP_PREFIX"]
 
 RUN_FORMAT = "skatsim-run/1"
 MANIFEST = "manifest.json"
 SHARDS = "shards"
 _PREFIX = "rows"
-_TMP = ".tmp-"
+#: Prefix of the temporary files of :func:`atomic_path` (removed when a run is reopened).
+TMP_PREFIX = _TMP = ".tmp-"
 
 #: Packages whose versions a manifest records.
-_PACKAGES = ("skatsim", "numpy", "numba", "pandas", "pyarrow", "tqdm", "ray")
+_PACKAGES = ("skatsim", "numpy", "numba", "llvmlite", "pandas", "pyarrow", "tqdm", "torch", "ray")
+
+
+def git_commit(where: str | os.PathLike[str] | None = None) -> str:
+    """Short hash of the git checkout holding ``where`` (default: this package; ``""`` when
+    it is not in a checkout or git is missing)."""
+    folder = Path(where) if where is not None else Path(__file__).resolve().parent
+    try:
+        r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                           cwd=folder, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return r.stdout.strip() if r.returncode == 0 else ""
 
 
 def versions() -> dict[str, str]:
-    """Python and package versions (``"not installed"`` for absent optional ones)."""
+    """Python, platform, package versions (``"not installed"`` for absent optional ones) and
+    the git commit: what every manifest and benchmark records.
+
+    >>> v = versions(); v["python"].count("."), "numba" in v
+    (2, True)
+    """
     from importlib.metadata import PackageNotFoundError, version
 
-    out = {"python": platform.python_version(), "platform": platform.platform()}
+    out = {"python": platform.python_version(), "platform": platform.platform(), "machine": platform.machine()}
     for pkg in _PACKAGES:
         try:
             out[pkg] = version(pkg)
         except PackageNotFoundError:
             out[pkg] = "not installed"
+    out["commit"] = git_commit()
     return out
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file, ``fsync`` and :func:`os.replace`."""
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary path next to ``path`` to write to; when the ``with`` body ends normally the
+    file is ``fsync``-ed and moved onto ``path`` with :func:`os.replace`, else removed. So
+    ``path`` holds the old file or the complete new one, never a partial one.
+
+    ``FileNotFoundError`` names the missing folder before anything is written.
+
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "x.txt"
+    >>> with atomic_path(p) as tmp:
+    ...     _ = tmp.write_text("done")
+    >>> p.read_text(), sorted(q.name for q in p.parent.iterdir())
+    ('done', ['x.txt'])
+    """
     path = Path(path)
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"cannot write {os.fspath(path)!r}: the folder {os.fspath(path.parent)!r} "
+                                "does not exist")
     tmp = path.with_name(f"{_TMP}{path.name}.{os.getpid()}")
     try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
+        yield tmp
+        with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (:func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+
+
+def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> None:
+    """Write ``obj`` as indented, key-sorted JSON to ``path`` atomically."""
+    atomic_write_bytes(path, (json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n").encode())
+
+
+def write_manifest(folder: str | os.PathLike[str], kind: str, config: Mapping[str, Any],
+                   **extra: Any) -> dict[str, Any]:
+    """Write ``folder/manifest.json`` (format, kind, config, creation time, :func:`versions`,
+    ``extra``) atomically and return it. Every output folder of the project has one.
+
+    >>> import tempfile
+    >>> m = write_manifest(tempfile.mkdtemp(), "demo", {"n": 1}, status="complete")
+    >>> m["format"], m["kind"], m["config"], m["status"]
+    ('skatsim-run/1', 'demo', {'n': 1}, 'complete')
+    """
+    manifest = {"format": RUN_FORMAT, "kind": kind, "config": dict(config),
+                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": versions(), **extra}
+    atomic_write_json(Path(folder) / MANIFEST, manifest)
+    return manifest
+
+
+def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest of ``folder`` (``ValueError`` naming the problem when there is none)."""
+    path = Path(folder)
+    f = path / MANIFEST
+    if not f.is_file():
+        why = "does not exist" if not path.exists() else f"has no {MANIFEST}"
+        raise ValueError(f"{os.fspath(path)!r} is not a skatsim run directory: it {why}")
+    try:
+        manifest = json.loads(f.read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot read {os.fspath(f)!r}: {e}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != RUN_FORMAT:
+        got = manifest.get("format") if isinstance(manifest, dict) else None
+        raise ValueError(f"{os.fspath(f)!r} is not a {RUN_FORMAT} manifest (format {got!r})")
+    return manifest
 
 
 def is_run_dir(path: str | os.PathLike[str]) -> bool:
@@ -119,33 +210,19 @@ class RunDir:
             raise ValueError(f"chunk_size must be a positive int and n_units a non-negative int, "
                              f"got {chunk_size!r}, {n_units!r}")
         (path / SHARDS).mkdir(parents=True, exist_ok=True)
-        manifest = {"format": RUN_FORMAT, "kind": kind, "config": dict(config), "n_units": n_units,
-                    "chunk_size": chunk_size, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                    "versions": versions(), "status": "running", **dict(extra or {})}
-        d = cls(path, manifest)
-        d._save()
-        return d
+        manifest = write_manifest(path, kind, config, n_units=n_units, chunk_size=chunk_size, status="running",
+                                  **dict(extra or {}))
+        return cls(path, manifest)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> "RunDir":
         """An existing run directory (``ValueError`` when ``path`` is not one)."""
-        path = Path(path)
-        f = path / MANIFEST
-        if not f.is_file():
-            why = "does not exist" if not path.exists() else f"has no {MANIFEST}"
-            raise ValueError(f"{os.fspath(path)!r} is not a skatsim run directory: it {why}")
-        try:
-            manifest = json.loads(f.read_text())
-        except (OSError, ValueError) as e:
-            raise ValueError(f"cannot read {os.fspath(f)!r}: {e}") from None
-        if manifest.get("format") != RUN_FORMAT:
-            raise ValueError(f"{os.fspath(f)!r} is not a {RUN_FORMAT} manifest (format {manifest.get('format')!r})")
-        d = cls(path, manifest)
+        d = cls(path, read_manifest(path))
         d._clean()
         return d
 
     def _save(self) -> None:
-        atomic_write_bytes(self.path / MANIFEST, (json.dumps(self.manifest, indent=2, sort_keys=True) + "\n").encode())
+        atomic_write_json(self.path / MANIFEST, self.manifest)
 
     def _clean(self) -> None:
         """Remove temporary files left by a killed writer."""
@@ -214,32 +291,27 @@ class RunDir:
         done = self.done()
         return [b for b in self.bounds() if b not in done]
 
-    def write_shard(self, a: int, b: int, df: "pd.DataFrame", meta: Mapping[str, Any] | None = None) -> Path:
-        """Write the rows of chunk ``[a, b)`` atomically; ``meta`` joins the file's ``skatsim``
-        metadata (with ``chunk`` and ``rows``)."""
+    def write_shard(self, a: int, b: int, rows: "pd.DataFrame | Any", meta: Mapping[str, Any] | None = None) -> Path:
+        """Write the rows of chunk ``[a, b)`` (a DataFrame or an Arrow table) atomically;
+        ``meta`` joins the file's ``skatsim`` metadata (with ``chunk`` and ``rows``)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         if (a, b) not in set(self.bounds()):
             raise ValueError(f"({a}, {b}) is not a chunk of this run (chunk_size {self.chunk_size}, "
                              f"{self.n_units} units)")
-        df = df.copy()
-        df.attrs = {}
-        table = pa.Table.from_pandas(df, preserve_index=False)
-        info = {**dict(meta or {}), "chunk": [a, b], "rows": len(df)}
+        if isinstance(rows, pa.Table):
+            table = rows
+        else:
+            df = rows.copy()
+            df.attrs = {}
+            table = pa.Table.from_pandas(df, preserve_index=False)
+        info = {**dict(meta or {}), "chunk": [a, b], "rows": table.num_rows}
         table = table.replace_schema_metadata({**(table.schema.metadata or {}),
                                                b"skatsim": json.dumps(info).encode()})
         final = self.shard_path(a, b)
-        tmp = final.with_name(f"{_TMP}{final.name}.{os.getpid()}")
-        try:
-            with open(tmp, "wb") as f:
-                pq.write_table(table, f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, final)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+        with atomic_path(final) as tmp:
+            pq.write_table(table, tmp)
         return final
 
     def read_shard(self, a: int, b: int) -> "pd.DataFrame":
@@ -351,11 +423,11 @@ def run_simulation(out: str | os.PathLike[str], n_deals: int, policy: Any = "ran
     t0 = time.perf_counter()
     try:
         if backend == "ray":
-            from skatsim.ray_backend import ray_map
+            from .parallel import map_chunks
 
-            results = ray_map(_sim_chunk, [(b - a, pol, seed, rules.to_dict(), a, 1) for a, b in todo], todo,
-                              address=address, workers=workers)
-        else:
+            results = map_chunks(_sim_chunk, [(b - a, pol, seed, rules.to_dict(), a, 1) for a, b in todo], todo,
+                                 workers=workers or 1, backend="ray", address=address)
+        else:  # numba threads in this process
             results = ((ab, _sim_chunk(ab[1] - ab[0], pol, seed, rules.to_dict(), ab[0], workers)) for ab in todo)
         for (a, b), df in results:
             run.write_shard(a, b, df, {**meta, "n_deals": b - a, "start": a})

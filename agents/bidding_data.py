@@ -37,10 +37,10 @@ Seeds: deal ``i`` has the seed ``derive_seed(seed, i)`` and is dealt by
 ``numpy.random.default_rng([deal_seed, s])``. A row depends only on (config, deal index,
 seat), not on shards, workers or the order of work.
 
-Storage: :func:`generate` writes ``shard-00000.parquet ...`` (``shard_size`` deals each,
-written to a temporary name and renamed, so a shard is complete or absent) and
-``manifest.json`` (the generating config, the schema version, package versions and the
-finished shards). Run it again on the same directory to resume: finished shards are
+Storage: :func:`generate` writes a run directory (:class:`skatsim.runs.RunDir`, kind
+``bidding_labels``): a shard per ``shard_size`` deals, written atomically, and
+``manifest.json`` (the generating config, the schema version, package versions, the
+labelling time). Run it again on the same directory to resume: finished shards are
 skipped; a different config is refused. :func:`read_labels` loads a directory.
 
 Schema (one row per dealt hand and seat; ``<c>`` is a contract token, ``<g>`` a game
@@ -93,28 +93,30 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 from numba import njit
 
-from .bits import derive_seed, popcount
-from .cards import ALL_CARDS, card_points
-from .contracts import BASE_VALUES, BID_VALUES, HAND, NULL_VALUES, OUVERT
-from .deal import deal as _deal
-from .kernels import game as G
-from .kernels import policies as P
-from .kernels.heuristic import _greedy_discard, bid_limit, params_array
-from .rules import GRAND, NULL
-from .scoring import matadors_of, settle_core
+from skatsim.bits import derive_seed, popcount
+from skatsim.cards import card_points
+from skatsim.contracts import BID_VALUES
+from skatsim.deal import deal as _deal
+from skatsim.kernels import game as G
+from skatsim.kernels import policies as P
+from skatsim.kernels.heuristic import _greedy_discard, bid_limit, params_array
+from skatsim.rules import NULL
+from skatsim.scoring import matadors_of, settle_core
+from skatsim.valuation import HAND as HAND_FLAG
+from skatsim.valuation import SCHNEIDER_ANNOUNCED, expected_sf_array, game_value, game_value_array
 
 __all__ = [
     "CONTRACTS", "CONTRACT_GAME", "CONTRACT_HAND", "GAME_LETTERS", "SCHEMA_VERSION", "LabelConfig",
     "BID_LEVELS", "BID_LEVEL_WEIGHTS", "label_hand", "label_deal", "auction_worlds", "generate",
     "read_labels", "expected_at_bid", "contract_value",
-    "discard_for", "sample_worlds_for_hand", "label_columns", "config_hash", "run_shard", "data_hash", "main",
+    "discard_for", "sample_worlds_for_hand", "label_columns", "config_hash", "data_hash", "main", "RUN_KIND",
 ]
 
 SCHEMA_VERSION = 2
@@ -217,11 +219,19 @@ def label_columns() -> list[str]:
 
 
 def contract_value(game: int, hand: bool, mat: int, level: int = 0) -> int:
-    """Game value of a won contract: ``base x (mat + 1 + hand + level)`` (``level``: the
-    schneider / schwarz levels), or the null value (23, 35 hand)."""
-    if game == NULL:
-        return NULL_VALUES[int(bool(hand))]
-    return BASE_VALUES[game] * (int(mat) + 1 + int(bool(hand)) + int(level))
+    """Game value of a won contract (:func:`skatsim.valuation.game_value`): ``base x (mat + 1
+    + hand + level)`` (``level``: 1 schneider, 2 schneider and schwarz), or the null value
+    (23, 35 hand)."""
+    return int(game_value(game, HAND_FLAG if hand else 0, int(mat), level >= 1, level >= 2))
+
+
+def _world_values(game: int, hand: bool, res: np.ndarray, mat: np.ndarray) -> np.ndarray:
+    """The value of the contract in each world from its outcome code (``res_<c>``: a
+    schneider level when won with 90 or lost schneidered, schwarz when won with every
+    trick) and matadors."""
+    res = np.ascontiguousarray(res, np.int64)
+    m = np.ascontiguousarray(np.broadcast_to(np.asarray(mat, np.int64), res.shape))
+    return game_value_array(game, HAND_FLAG if hand else 0, m, (res >= 2) | (res == -1), res >= 3)
 
 
 def discard_for(twelve: int, game: int) -> int:
@@ -349,20 +359,12 @@ def _outcomes(game: int, points: np.ndarray, tricks: np.ndarray) -> np.ndarray:
     return out
 
 
-def _levels(res: np.ndarray) -> np.ndarray:
-    """Schneider / schwarz levels of per-world outcomes (lost schneidered counts one)."""
-    return (res >= 2).astype(np.int64) + (res >= 3) + (res == -1)
-
-
 def _summaries(game: int, hand: bool, res: np.ndarray, mat: np.ndarray) -> tuple[float, float, float]:
     """``(p, e_list, e_sf)`` of one contract from its per-world outcomes."""
     if len(res) == 0:
         return 0.0, 0.0, 0.0
     won = res >= 1
-    if game == NULL:
-        v = np.full(len(res), NULL_VALUES[int(hand)], np.int64)
-    else:
-        v = BASE_VALUES[game] * (mat[:len(res)] + 1 + int(hand) + _levels(res))
+    v = _world_values(game, hand, res, 0 if game == NULL else mat[:len(res)])
     lst = np.where(won, v, -2 * v)
     p = float(won.mean())
     e = float(lst.mean())
@@ -382,7 +384,7 @@ def label_hand(hand: int, seat: int, worlds: np.ndarray, cfg: LabelConfig, solve
         mats[g] = np.array([abs(int(matadors_of(int(hand | worlds[w, 3]), g))) for w in range(n)], np.int64)
         row[f"mat_{GAME_LETTERS[g]}"] = mats[g].astype(np.int8).tolist()
     if cfg.labeler == "solver" and solver is None:
-        from .solver import Solver
+        from skatsim.solver import Solver
 
         solver = Solver(tt_bits=cfg.tt_bits)
     pts = np.zeros(n, np.int64)
@@ -402,7 +404,7 @@ def label_hand(hand: int, seat: int, worlds: np.ndarray, cfg: LabelConfig, solve
 
 def _solve_contract(hand: int, seat: int, game: int, hand_game: bool, worlds: np.ndarray, cfg: LabelConfig,
                     solver: Any) -> np.ndarray:
-    from .solver import Position
+    from skatsim.solver import Position
 
     out = []
     wins = 0
@@ -464,42 +466,22 @@ def _arrow_schema() -> Any:
     return pa.schema(fields, metadata={"skatsim.bidding_schema": str(SCHEMA_VERSION)})
 
 
-def _shard_path(out: Path, k: int) -> Path:
-    return out / f"shard-{k:05d}.parquet"
-
-
-def run_shard(cfg: LabelConfig, k: int, out_dir: str) -> tuple[int, int, float]:
-    """Label shard ``k`` and write it atomically: ``(k, rows, seconds)`` (local workers)."""
-    n, secs, table = _label_shard(cfg, k)
-    _write_shard(Path(out_dir), k, table)
-    return k, n, secs
-
-
-def _write_shard(out: Path, k: int, table: Any) -> None:
-    import pyarrow.parquet as pq
-
-    tmp = out / f".shard-{k:05d}.{os.getpid()}.tmp"
-    pq.write_table(table, tmp)
-    os.replace(tmp, _shard_path(out, k))
-
-
-def _label_shard(cfg: LabelConfig, k: int) -> tuple[int, float, Any]:
-    """The rows of shard ``k`` as an Arrow table: ``(rows, seconds, table)`` (the unit of
-    work of every backend; a Ray task returns it to the driver, which writes it)."""
+def _label_chunk(cfg: LabelConfig, a: int, b: int) -> tuple[float, Any]:
+    """The rows of deals ``a ... b - 1`` as an Arrow table: ``(seconds, table)`` (the unit of
+    work of every backend; the driver writes it into the run directory)."""
     import pyarrow as pa
 
     t0 = time.perf_counter()
     solver = None
     if cfg.labeler == "solver":
-        from .solver import Solver
+        from skatsim.solver import Solver
 
         solver = Solver(tt_bits=cfg.tt_bits)
-    lo, hi = k * cfg.shard_size, min(cfg.n_deals, (k + 1) * cfg.shard_size)
     rows: list[dict[str, Any]] = []
-    for i in range(lo, hi):
+    for i in range(a, b):
         rows += label_deal(i, cfg, solver)
     table = pa.Table.from_pylist(rows, schema=_arrow_schema())
-    return len(rows), time.perf_counter() - t0, table
+    return time.perf_counter() - t0, table
 
 
 def _warm_up(cfg: LabelConfig) -> None:
@@ -507,104 +489,87 @@ def _warm_up(cfg: LabelConfig) -> None:
     label_deal(0, small)
 
 
-def _versions() -> dict[str, str]:
-    import importlib.metadata as md
-
-    out = {}
-    for p in ("skatsim", "numpy", "numba", "pyarrow"):
-        try:
-            out[p] = md.version(p)
-        except md.PackageNotFoundError:  # pragma: no cover
-            out[p] = "?"
-    return out
-
-
-def _write_json(path: Path, obj: Any) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(obj, indent=1, sort_keys=True))
-    os.replace(tmp, path)
+#: ``kind`` of a label run directory (:class:`skatsim.runs.RunDir`).
+RUN_KIND = "bidding_labels"
 
 
 def generate(out_dir: str | os.PathLike, cfg: LabelConfig, *, workers: int = 1, progress: bool = True,
              backend: str = "local", address: str | None = None) -> Path:
-    """Label ``cfg.n_deals`` deals into ``out_dir`` (shards + ``manifest.json``), resuming
-    a partial run of the same config. ``backend="local"``: ``workers`` local processes;
-    ``"ray"``: one Ray task per shard (:mod:`skatsim.ray_backend`; ``address`` of an
-    existing cluster, else a local Ray with ``workers`` CPUs); the driver writes every
-    shard, so the rows are the same whatever the backend. Returns the directory."""
+    """Label ``cfg.n_deals`` deals into the run directory ``out_dir`` (:class:`skatsim.runs.RunDir`:
+    a shard per ``cfg.shard_size`` deals + ``manifest.json``), resuming a partial run of the
+    same config (a different config is refused). ``backend="local"``: ``workers`` local
+    processes; ``"ray"``: one Ray task per shard (:func:`skatsim.parallel.map_chunks`;
+    ``address`` of an existing cluster, else a local Ray with ``workers`` CPUs); the driver
+    writes every shard, so the rows are the same whatever the backend. Returns the directory."""
+    from skatsim.parallel import BACKENDS, map_chunks
+    from skatsim.runs import RunDir, is_run_dir
+
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    man_path = out / "manifest.json"
-    n_shards = -(-cfg.n_deals // cfg.shard_size)
-    if man_path.exists():
-        man = json.loads(man_path.read_text())
-        if man.get("config") != cfg.to_dict():
-            raise ValueError(f"{out} holds labels of another config ({man.get('config')}); "
-                             f"use a new directory or the same config to resume")
+    config = cfg.to_dict()
+    if is_run_dir(out):
+        run = RunDir.open(out)
+        if run.kind != RUN_KIND:
+            raise ValueError(f"{os.fspath(out)!r} holds a {run.kind} run, not bidding labels: choose a new directory")
+        if run.config != config:
+            diff = "; ".join(f"{k}: {run.config.get(k)!r} there, {config.get(k)!r} here"
+                             for k in sorted(set(config) | set(run.config)) if run.config.get(k) != config.get(k))
+            raise ValueError(f"{os.fspath(out)!r} holds labels of another config ({diff}); use a new directory, "
+                             "or the same config to resume")
     else:
-        man = {"config": cfg.to_dict(), "config_hash": config_hash(cfg), "schema_version": SCHEMA_VERSION,
-               "columns": label_columns(), "versions": _versions(), "shards": {}, "n_shards": n_shards}
-        _write_json(man_path, man)
-    done = {int(k) for k in man["shards"] if _shard_path(out, int(k)).exists()}
-    todo = [k for k in range(n_shards) if k not in done]
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+        run = RunDir.create(out, kind=RUN_KIND, config=config, n_units=cfg.n_deals, chunk_size=cfg.shard_size,
+                            extra={"config_hash": config_hash(cfg), "schema_version": SCHEMA_VERSION,
+                                   "columns": label_columns(), "label_seconds": 0.0})
+    todo = run.todo()
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=cfg.n_deals, initial=sum(min(cfg.shard_size, cfg.n_deals - k * cfg.shard_size)
-                                                  for k in done), unit="deal", desc=f"labels ({cfg.labeler})")
-
-    def _record(k: int, n: int, secs: float) -> None:
-        man["shards"][str(k)] = {"rows": n, "seconds": round(secs, 3)}
-        _write_json(man_path, man)
-        if bar is not None:
-            bar.update(n // len(cfg.seats))
-
+        bar = tqdm(total=cfg.n_deals, initial=cfg.n_deals - sum(b - a for a, b in todo), unit="deal",
+                   desc=f"labels ({cfg.labeler})")
     try:
-        if backend == "ray":
-            from .ray_backend import ray_map
-
-            for k, (rows, secs, table) in ray_map(_label_shard, [(cfg, k) for k in todo], todo, address=address,
-                                                   workers=workers):
-                _write_shard(out, k, table)
-                _record(k, rows, secs)
-        elif workers <= 1 or len(todo) <= 1:
-            for k in todo:
-                _record(*run_shard(cfg, k, str(out)))
-        else:
+        if backend == "local" and workers > 1 and len(todo) > 1:
             _warm_up(cfg)  # compile once here: forked workers inherit the machine code
-            import multiprocessing as mp
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-
-            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
-                futs = [ex.submit(run_shard, cfg, k, str(out)) for k in todo]
-                for f in as_completed(futs):
-                    _record(*f.result())
+        for (a, b), (secs, table) in map_chunks(_label_chunk, [(cfg, a, b) for a, b in todo], todo,
+                                                 workers=workers, backend=backend, address=address):
+            run.write_shard(a, b, table, {"seconds": round(secs, 3)})
+            run.update(label_seconds=round(float(run.manifest.get("label_seconds", 0.0)) + secs, 3))
+            if bar is not None:
+                bar.update(b - a)
     finally:
         if bar is not None:
             bar.close()
-    man["complete"] = len(man["shards"]) == n_shards
-    man["rows"] = sum(v["rows"] for v in man["shards"].values())
-    man["label_seconds"] = round(sum(v["seconds"] for v in man["shards"].values()), 3)
-    _write_json(man_path, man)
+    run.mark_complete(None, rows=int(sum(_shard_rows(p) for p in run.done().values())))
     return out
 
 
-def read_labels(path: str | os.PathLike | Iterable[str | os.PathLike]) -> Any:
-    """A label directory (or several) as one pandas DataFrame, sorted by deal and seat."""
+def _shard_rows(path: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return int(pq.read_metadata(path).num_rows)
+
+
+def read_labels(path: str | os.PathLike | Iterable[str | os.PathLike], columns: Sequence[str] | None = None) -> Any:
+    """A label directory (or several) as one pandas DataFrame, sorted by deal and seat
+    (``columns``: only these, e.g. without the per-world lists). ``ValueError`` names a
+    folder that is not a label run or holds no finished shard."""
     import pandas as pd
     import pyarrow.parquet as pq
 
+    from skatsim.runs import RunDir
+
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    cols = None if columns is None else list(dict.fromkeys([*columns, "source", "deal_index", "seat"]))
     parts = []
     for p in paths:
-        files = sorted(Path(p).glob("shard-*.parquet"))
-        if not files:
-            raise FileNotFoundError(f"no label shards in {p}")
-        parts += [pq.read_table(f).to_pandas() for f in files]
+        run = RunDir.open(p)
+        if run.kind != RUN_KIND:
+            raise ValueError(f"{os.fspath(p)!r} holds a {run.kind} run, not bidding labels")
+        done = run.done()
+        if not done:
+            raise ValueError(f"{os.fspath(p)!r} holds no finished label shard yet")
+        parts += [pq.read_table(done[k], columns=cols).to_pandas() for k in sorted(done)]
     df = pd.concat(parts, ignore_index=True)
     return df.sort_values(["source", "deal_index", "seat"], kind="stable").reset_index(drop=True)
 
@@ -633,27 +598,22 @@ def expected_at_bid(row: Any, contract: str, bid: int, *, schneider_announced: b
     res = np.asarray(row[f"res_{contract}"], np.int64)
     if len(res) == 0:
         return float("nan")
+    flags = HAND_FLAG if hg else 0
     if g == NULL:
-        v = np.full(len(res), NULL_VALUES[int(hg)], np.int64)
-        base = v
         won = res >= 1
+        v = _world_values(g, hg, res, 0)
     else:
         mat = np.asarray(row[f"mat_{GAME_LETTERS[g]}"], np.int64)[:len(res)]
-        lv = _levels(res)
         if schneider_announced:
             if not hg:
                 raise ValueError("schneider can only be announced in a hand game")
+            flags |= SCHNEIDER_ANNOUNCED
             won = res >= 2
-            lv = 2 + (res >= 3)
+            v = game_value_array(g, flags, np.ascontiguousarray(mat), np.ones(len(res), np.bool_), res >= 3)
         else:
             won = res >= 1
-        base = np.full(len(res), BASE_VALUES[g], np.int64)
-        v = base * (mat + 1 + int(hg) + lv)
-    over = v < bid
-    charged = np.where(over, base * -(-bid // base), v)
-    won = won & ~over
-    lst = np.where(won, charged, -2 * charged)
-    sf = lst + np.where(won, 50, -50) - np.where(won, 0, 2 * defender_bonus)
+            v = _world_values(g, hg, res, mat)
+    sf = expected_sf_array(won.astype(np.float64), v, g, flags, bid, defender_bonus)
     return float(sf.mean())
 
 
@@ -661,10 +621,10 @@ def expected_at_bid(row: Any, contract: str, bid: int, *, schneider_announced: b
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m skatsim.bidding_data --out DIR [--deals N --worlds W --labeler L ...]``."""
+    """``python -m agents.bidding_data --out DIR [--deals N --worlds W --labeler L ...]``."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m skatsim.bidding_data",
+    ap = argparse.ArgumentParser(prog="python -m agents.bidding_data",
                                  description="Label dealt hands with the outcome of every candidate contract "
                                              "(parquet shards + manifest.json; resumable).")
     ap.add_argument("--out", required=True, help="output directory (resumed if it holds the same config)")

@@ -1,0 +1,166 @@
+"""What determines a duplicate tournament's games: the agents, boards, seed, rules and engine.
+
+>>> ["".join("ABC"[i] for i in a) for a in arrangements(2)]
+['AAB', 'ABA', 'BAA', 'ABB', 'BAB', 'BBA']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Any, Sequence
+
+import numpy as np
+
+from skatsim._random import SeedLike, to_seed
+from skatsim.options import ISKO, SkatRules
+from skatsim.table import RESULT_COLUMNS
+
+from ..base import AgentObject, AgentSpec, SpecLike, as_spec
+
+__all__ = ["TournamentConfig", "make_config", "arrangements", "arrangement_text", "GAME_COLUMNS",
+           "TOURNAMENT_FORMAT", "ENGINES"]
+
+TOURNAMENT_FORMAT = "skatsim-tournament/1"
+
+#: Column order of a tournament game row.
+GAME_COLUMNS: tuple[str, ...] = (("deal_id", "arrangement", "agent_0", "agent_1", "agent_2") + RESULT_COLUMNS
+                                 + ("auction", "time_0", "time_1", "time_2", "error", "error_seats", "traceback"))
+
+#: The ``engine`` values of a configuration.
+ENGINES = ("auto", "batch", "python")
+
+_LETTERS = "ABC"
+
+
+def arrangements(n_agents: int) -> list[tuple[int, int, int]]:
+    """Seat arrangements of a board: agent index per seat.
+
+    >>> ["".join("ABC"[i] for i in a) for a in arrangements(2)]
+    ['AAB', 'ABA', 'BAA', 'ABB', 'BAB', 'BBA']
+    >>> ["".join("ABC"[i] for i in a) for a in arrangements(3)]
+    ['ABC', 'ACB', 'BAC', 'BCA', 'CAB', 'CBA']
+    """
+    if n_agents == 3:
+        return [tuple(p) for p in permutations(range(3))]  # type: ignore[misc]
+    if n_agents == 2:
+        return [(0, 0, 1), (0, 1, 0), (1, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 0)]
+    raise ValueError(f"a tournament seats 2 or 3 agents, got {n_agents}")
+
+
+def arrangement_text(arr: tuple[int, int, int]) -> str:
+    return "".join(_LETTERS[i] for i in arr)
+
+
+class RecordedAgent:
+    """An agent object of a finished run, known by its recorded name only (it cannot play)."""
+
+    engine_policy = staticmethod(lambda: None)
+
+    def __init__(self, recorded: dict[str, Any]) -> None:
+        self.recorded = dict(recorded)
+        self.name = str(recorded["name"])
+
+    def to_text(self) -> str:
+        return self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.recorded)
+
+    def make(self) -> Any:
+        raise ValueError(f"the agent object {self.name!r} is recorded by name only; pass it again to play")
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Everything that determines a tournament's games (what a manifest writes down)."""
+
+    agents: tuple[AgentSpec | AgentObject | RecordedAgent, ...]
+    n_deals: int
+    seed: int
+    rules: SkatRules = ISKO
+    engine: str = "batch"
+    time_limit: float | None = None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Agent labels: the spec text, ``#2``, ``#3`` appended to repeats."""
+        out: list[str] = []
+        texts = [s.to_text() for s in self.agents]
+        for i, t in enumerate(texts):
+            k = texts[:i].count(t)
+            out.append(t if k == 0 else f"{t}#{k + 1}")
+        return tuple(out)
+
+    @property
+    def arrangements(self) -> list[tuple[int, int, int]]:
+        return arrangements(len(self.agents))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": TOURNAMENT_FORMAT, "agents": [s.to_dict() for s in self.agents],
+                "labels": list(self.labels), "n_deals": self.n_deals, "seed": self.seed,
+                "rules": self.rules.to_dict(), "rules_version": self.rules.version, "engine": self.engine,
+                "time_limit": self.time_limit}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], objects: Sequence[Any] | None = None, *,
+                  placeholders: bool = False) -> "TournamentConfig":
+        """The configuration a manifest wrote down. Agents seated as objects (:class:`AgentObject`)
+        are recorded by name only: give them again, in order, as ``objects`` (or, to read the
+        results without playing, ``placeholders=True``)."""
+        tl = d.get("time_limit")
+        given = list(objects or [])
+        agents: list[AgentSpec | AgentObject] = []
+        for a in d["agents"]:
+            if "object" not in a:
+                agents.append(AgentSpec.from_dict(a))
+                continue
+            if not given and placeholders:
+                agents.append(RecordedAgent(a))
+                continue
+            if not given:
+                raise ValueError(f"this tournament seats the agent object {a['name']!r} ({a['object']}), which a run "
+                                 "directory cannot rebuild: resume it from Python with the objects, "
+                                 "resume_tournament(path, agents=[...])")
+            obj = as_spec(given.pop(0))
+            if not isinstance(obj, AgentObject) or obj.name != a["name"]:
+                raise ValueError(f"the run seats the agent object {a['name']!r}; got {obj!r} in its place")
+            agents.append(obj)
+        return cls(tuple(agents), int(d["n_deals"]), int(d["seed"]), SkatRules.from_dict(d["rules"]),
+                   d.get("engine", "batch"), None if tl is None else float(tl))
+
+    def differences(self, other: "TournamentConfig") -> list[str]:
+        """What differs from ``other``, as ``"key: this vs other"`` lines (empty: the same games)."""
+        a, b = self.to_dict(), other.to_dict()
+        out = []
+        for k in ("agents", "n_deals", "seed", "rules", "engine", "time_limit"):
+            if a.get(k) != b.get(k):
+                fa = ", ".join(s.to_text() for s in self.agents) if k == "agents" else a.get(k)
+                fb = ", ".join(s.to_text() for s in other.agents) if k == "agents" else b.get(k)
+                out.append(f"{k}: {fa} vs {fb}")
+        return out
+
+
+def make_config(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
+                engine: str = "auto", time_limit: float | None = None) -> TournamentConfig:
+    """Validate the arguments of :func:`run_tournament` into a :class:`TournamentConfig`."""
+    if isinstance(agents, (str, AgentSpec, AgentObject)) or len(agents) not in (2, 3):
+        raise ValueError(f"a tournament seats 2 or 3 agents, got {agents!r}")
+    specs = tuple(as_spec(a) for a in agents)
+    if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
+        raise ValueError(f"n_deals must be a positive int, got {n_deals!r}")
+    if not isinstance(rules, SkatRules):
+        raise TypeError(f"rules must be a SkatRules, got {type(rules).__name__}")
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not time_limit > 0):
+        raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
+    batchable = all(s.engine_policy() is not None for s in specs)
+    if engine == "auto":
+        engine = "batch" if batchable else "python"
+    elif engine == "batch" and not batchable:
+        raise ValueError("engine='batch' needs agents with a batch-engine policy; python-only: "
+                         + ", ".join(s.to_text() for s in specs if s.engine_policy() is None))
+    elif engine not in ("batch", "python"):
+        raise ValueError(f"engine must be 'auto', 'batch' or 'python', got {engine!r}")
+    return TournamentConfig(specs, int(n_deals), to_seed(seed), rules, engine,
+                            None if time_limit is None else float(time_limit))

@@ -1,0 +1,80 @@
+"""A finished tournament: its games table, configuration, summary and printed table."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .config import TournamentConfig
+from .stats import agent_summary, head_to_head
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["TournamentResult"]
+
+
+def _pm(m: float, h: float, fmt: str) -> str:
+    if math.isnan(m):
+        return "-"
+    hfmt = fmt.lstrip("+")
+    return f"{m:{fmt}} ± {h:{hfmt}}" if not math.isnan(h) else f"{m:{fmt}}"
+
+
+@dataclass
+class TournamentResult:
+    """A finished tournament: ``games`` (one row per game, :data:`GAME_COLUMNS`) and its config."""
+
+    games: "pd.DataFrame"
+    config: TournamentConfig
+    _summary: Any = field(default=None, repr=False)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.config.labels
+
+    @classmethod
+    def from_games(cls, games: "pd.DataFrame") -> "TournamentResult":
+        """Rebuild from a games table whose ``attrs`` carry the configuration."""
+        return cls(games, TournamentConfig.from_dict(games.attrs, placeholders=True))
+
+    def summary(self) -> "pd.DataFrame":
+        """Per-agent summary (:func:`agent_summary`)."""
+        if self._summary is None:
+            self._summary = agent_summary(self.games, self.labels)
+        return self._summary
+
+    def head_to_head(self) -> "pd.DataFrame":
+        return head_to_head(self.games, self.labels)
+
+    def table(self) -> str:
+        """The summary as text (95% intervals as ``±``)."""
+        import pandas as pd
+
+        s = self.summary()
+        show = pd.DataFrame({
+            "games": s["games"],
+            "declarer rate": [_pm(m, h, ".3f") for m, h in zip(s["declarer_rate"], s["declarer_rate_ci"])],
+            "declarer win rate": [_pm(m, h, ".3f") for m, h in zip(s["declarer_win_rate"],
+                                                                   s["declarer_win_rate_ci"])],
+            "SF/game": [_pm(m, h, ".2f") for m, h in zip(s["sf_per_game"], s["sf_per_game_ci"])],
+            "SF/list (36)": [_pm(m, h, ".0f") for m, h in zip(s["sf_per_list"], s["sf_per_list_ci"])],
+            "list score/game": [_pm(m, h, ".2f") for m, h in zip(s["list_score_per_game"],
+                                                                 s["list_score_per_game_ci"])],
+        }, index=s.index)
+        if s["time_per_game"].notna().any():
+            show["decide s/game"] = [f"{t:.4f}" for t in s["time_per_game"]]
+        show["errors"] = s["errors"]
+        c = self.config
+        head = (f"duplicate tournament: {c.n_deals:,} boards x 6 arrangements = {len(self.games):,} games, "
+                f"seed {c.seed}, rules {c.rules.version}, {c.engine} engine")
+        lines = [head, show.to_string()]
+        for _, r in self.head_to_head().iterrows():
+            lines.append(f"head to head {r['a']} - {r['b']}: {_pm(r['sf_diff_per_game'], r['sf_diff_per_game_ci'], '+.2f')}"
+                         f" SF/game, {_pm(r['sf_diff_per_list'], r['sf_diff_per_list_ci'], '+.0f')} SF/list "
+                         f"({r['boards']:,} boards, 95% CI)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()

@@ -1,0 +1,155 @@
+"""Fan-out of independent chunks of work: in this process, in local worker processes, or on Ray.
+
+:func:`map_chunks` is the one loop behind every long job that is cut into chunks (a
+tournament's boards, a batch simulation's deals, bidding labels): it runs ``fn(*args[i])``
+for every chunk and yields ``(keys[i], result)`` as chunks finish, so the caller writes each
+result (a shard of a run directory) at once. A chunk's result depends only on its
+arguments, so the rows are the same whatever the backend or worker count.
+
+- ``backend="local"``, ``workers=1``: one chunk after the other, in this process.
+- ``backend="local"``, ``workers>1``: a pool of worker processes (``fork`` where the OS has
+  it: the workers start at once with the parent's compiled code). Workers ignore Ctrl-C;
+  the parent stops them at once on Ctrl-C or an error, so an interrupt ends the job within
+  a moment, and what was already yielded is kept by the caller.
+- ``backend="ray"``: one Ray task per chunk (``num_cpus=1``); ``address=None`` starts (or
+  reuses) a local Ray with ``workers`` CPUs, ``address="auto"`` or ``"ray://head:10001"``
+  joins an existing cluster (whose nodes need skatsim installed). The driver writes every
+  result, so the workers need no shared file system and an interrupted run resumes like a
+  local one. Install with the extra: ``pip install "skatsim[ray]"`` (``ray>=2.9``).
+
+>>> list(map_chunks(pow, [(2, 3), (3, 2)], ["a", "b"]))
+[('a', 8), ('b', 9)]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Sequence, TypeVar
+
+__all__ = ["map_chunks", "BACKENDS", "ray_map", "ensure_ray", "ray_available", "RayUnavailableError"]
+
+#: The backends of :func:`map_chunks`.
+BACKENDS = ("local", "ray")
+
+K = TypeVar("K")
+
+
+def ray_available() -> bool:
+    """Ray can be imported."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class RayUnavailableError(RuntimeError):
+    """Ray is not installed, or no cluster answers at the given address."""
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailableError("backend 'ray' needs Ray: pip install 'skatsim[ray]' (or pip install "
+                                  "'ray>=2.9')") from None
+    return ray
+
+
+def ensure_ray(address: str | None = None, workers: int | None = None) -> Any:
+    """Initialise Ray once: join ``address`` or start a local Ray with ``workers`` CPUs
+    (default: all). Returns the ``ray`` module."""
+    ray = _ray()
+    if not ray.is_initialized():
+        if address is not None:
+            try:
+                ray.init(address=address, log_to_driver=False)
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                raise RayUnavailableError(f"no Ray cluster answers at address {address!r} ({e}); start one with "
+                                          "'ray start --head', or leave out the address to run a local Ray") from None
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                     configure_logging=False)
+    return ray
+
+
+def ray_map(fn: Callable[..., Any], args: Sequence[tuple[Any, ...]], keys: Sequence[K], *,
+            address: str | None = None, workers: int | None = None) -> Iterator[tuple[K, Any]]:
+    """Run ``fn(*args[i])`` as Ray tasks; yield ``(keys[i], result)`` as they finish.
+
+    Unfinished tasks are cancelled when the consumer stops (an error, Ctrl-C, ``break``)."""
+    if len(args) != len(keys):
+        raise ValueError("args and keys must have the same length")
+    if not args:
+        return
+    ray = ensure_ray(address, workers)
+    task = ray.remote(num_cpus=1, max_retries=2)(fn)
+    pending = {task.remote(*a): k for a, k in zip(args, keys)}
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                k = pending.pop(ref)
+                yield k, ray.get(ref)
+    finally:
+        for ref in pending:
+            try:
+                ray.cancel(ref, force=True)
+            except Exception:  # already finished or gone
+                pass
+
+
+def _mp_context() -> Any:
+    """``fork`` where the OS has it (workers start at once, with the parent's compiled code
+    and without re-importing ``__main__``), ``spawn`` elsewhere and once Ray's threads run
+    in this process (forking them stalls the children). Forked workers must run serial
+    code only (no numba parallel region)."""
+    import multiprocessing as mp
+    import sys
+
+    ray = sys.modules.get("ray")
+    if ray is not None and getattr(ray, "is_initialized", lambda: False)():
+        return mp.get_context("spawn")
+    return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def map_chunks(fn: Callable[..., Any], args: Sequence[tuple[Any, ...]], keys: Sequence[K], *,
+               workers: int = 1, backend: str = "local", address: str | None = None) -> Iterator[tuple[K, Any]]:
+    """Run ``fn(*args[i])`` for every chunk; yield ``(keys[i], result)`` as they finish (in
+    order for one local worker, in any order otherwise). See the module docstring.
+
+    ``fn`` and its arguments must be picklable for ``workers > 1`` and Ray. When the
+    consumer stops (an error, Ctrl-C, ``break``) the unfinished chunks are dropped and the
+    workers stopped at once.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if len(args) != len(keys):
+        raise ValueError("args and keys must have the same length")
+    if backend == "ray":
+        yield from ray_map(fn, args, keys, address=address, workers=workers)
+        return
+    if workers <= 1 or len(args) <= 1:
+        for a, k in zip(args, keys):
+            yield k, fn(*a)
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(args)), mp_context=_mp_context(),
+                               initializer=_ignore_sigint)
+    ok = False
+    try:
+        futures = {pool.submit(fn, *a): k for a, k in zip(args, keys)}
+        for f in as_completed(futures):
+            yield futures[f], f.result()
+        ok = True
+    finally:
+        if not ok:  # Ctrl-C, an error or an early stop: no waiting for the running chunks
+            for p in list(getattr(pool, "_processes", {}).values()):
+                p.terminate()
+        pool.shutdown(wait=ok, cancel_futures=not ok)
