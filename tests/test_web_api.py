@@ -364,3 +364,26 @@ def test_serve_refuses_a_bad_replay_path(capsys) -> None:
 
     assert main(["serve", "--replay", "/nonexistent/run", "--no-warmup"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_the_observation_reaches_the_ai_process_whole_and_read_only() -> None:
+    import pickle
+    from types import MappingProxyType
+
+    import numpy as np
+
+    from skatsim import SkatState
+    from skatsim_app.web.seats import _pack, _unpack
+
+    s = SkatState.new_game(seed=3, rules=KONTRA)
+    for a in ("18", "yes", "pass", "pass", "pickup"):
+        s.apply_action(s.string_to_action(a))
+    obs = s.observation(0)
+    back = _unpack(pickle.loads(pickle.dumps(_pack(obs))))  # what the pipe to the child carries
+    assert type(back) is type(obs)
+    for f in ("seat", "phase", "hand", "legal_actions", "bids", "skat", "tricks", "points", "voids"):
+        assert getattr(back, f) == getattr(obs, f), f
+    assert np.array_equal(back.tensor, obs.tensor) and np.array_equal(back.view, obs.view)
+    assert not back.tensor.flags.writeable and not back.view.flags.writeable
+    assert set(back.views) == set(obs.views) and isinstance(back.views, MappingProxyType)
+    assert all(np.array_equal(back.views[k], obs.views[k]) for k in obs.views)

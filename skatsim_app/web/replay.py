@@ -421,7 +421,7 @@ def open_source(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> Sou
     if not os.path.exists(p):
         raise SourceError(f"replay path {p!r} does not exist")
     if os.path.isdir(p):
-        from agents.runs import RunDir, is_run_dir
+        from skatsim.runs import RunDir, is_run_dir
 
         if not is_run_dir(p):
             raise SourceError(f"{p!r} is a folder but not a run directory (no manifest.json): give a tournament "

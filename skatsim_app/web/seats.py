@@ -88,8 +88,9 @@ def _worker(conn: Any, agent: Any, parent: int) -> None:  # pragma: no cover - r
             return
         if msg[0] == "quit":
             return
-        _, queued, obs = msg
+        _, queued, packed = msg
         try:
+            obs = _unpack(packed)
             for call in queued:
                 if call[0] == "reset":
                     reset = getattr(agent, "reset", None)
@@ -106,6 +107,28 @@ def _worker(conn: Any, agent: Any, parent: int) -> None:  # pragma: no cover - r
                 conn.send(("error", f"{type(e).__name__}: {e}"))
             except (OSError, ValueError):
                 return
+
+
+def _pack(obs: Any) -> tuple[Any, dict[str, Any]]:
+    """An observation as picklable parts: its read-only mapping of named tensor slices is
+    left out (rebuilt in the child by :func:`_unpack`)."""
+    import dataclasses
+
+    return type(obs), {f.name: getattr(obs, f.name) for f in dataclasses.fields(obs) if f.name != "views"}
+
+
+def _unpack(packed: tuple[Any, dict[str, Any]]) -> Any:  # pragma: no cover - runs in the child
+    """The observation again, read-only as the table hands it out: the arrays (unpickled
+    writable) locked, ``views`` the named slices of the tensor."""
+    from types import MappingProxyType
+
+    from skatsim.observation import OBS_OFFSETS
+
+    cls, fields = packed
+    for name in ("view", "tensor"):
+        fields[name].setflags(write=False)
+    t = fields["tensor"]
+    return cls(**fields, views=MappingProxyType({name: t[sl] for name, sl in OBS_OFFSETS.items()}))
 
 
 def _plain(action: Any) -> Any:
@@ -147,7 +170,7 @@ class ProcessAgent:
                 raise RuntimeError(self.dead)
             queued, self._queued = self._queued, []
             try:
-                self._conn.send(("act", queued, obs))
+                self._conn.send(("act", queued, _pack(obs)))
                 answered = self._conn.poll(self.time_limit)
                 if answered:
                     status, value = self._conn.recv()
