@@ -307,7 +307,7 @@ def test_a_slow_ai_is_stopped_at_its_time_limit_and_blocks_nobody() -> None:
                 waited = time.time() - t0
                 v = r.json()["view"]
         assert max(lat) < 0.5, lat
-        assert 0.9 < waited < 4.0, waited
+        assert 0.9 < waited < 8.0, waited  # the 1 s limit, then the pass (slack for a loaded machine)
         err = [e for e in v["events"] if e["kind"] == "error"]
         assert err and "time limit of 1 s" in err[0]["text"] and err[0]["seat"] == 1
         assert v["events"][-1]["kind"] == "pass" and v["events"][-1]["seat"] == 1  # treated as a pass
@@ -387,3 +387,19 @@ def test_the_observation_reaches_the_ai_process_whole_and_read_only() -> None:
     assert not back.tensor.flags.writeable and not back.view.flags.writeable
     assert set(back.views) == set(obs.views) and isinstance(back.views, MappingProxyType)
     assert all(np.array_equal(back.views[k], obs.views[k]) for k in obs.views)
+
+
+def test_ramsch_when_everybody_passes() -> None:
+    with _client(rules=SkatRules(ramsch=True)) as c:
+        for seed in (4, 5):
+            v = c.post("/api/play/new", json={"seat": 0, "seed": seed}).json()["view"]
+            v, phases = _play(c, v, role="defend")
+            if v["result"]["ramsch"]:
+                break
+        else:
+            pytest.fail("no all-pass deal among the seeds: pick another")
+        r = v["result"]
+        assert r["declarer"] is None and r["explanation"].startswith("Ramsch:") and not r["verdict_available"]
+        assert sum(e["kind"] == "card" for e in v["events"]) == 30 and "play" in phases
+        assert v["list"][-1]["contract"] == "R" and v["list"][-1]["contract_label"] == "Ramsch"
+        assert c.post("/api/play/verdict").status_code == 409
