@@ -404,7 +404,11 @@ class AgentSpec:
         t = text.strip()
         name, sep, rest = t.partition(":")
         head, sep2, tail = rest.partition(":")
-        if sep and head and "=" not in head and is_import_path(f"{name}:{head}"):  # module:Class[:params]
+        registered = name.strip() in _REGISTRY
+        if not registered:
+            _load_entry_points()
+            registered = name.strip() in _REGISTRY
+        if sep and head and "=" not in head and not registered and is_import_path(f"{name}:{head}"):  # module:Class
             name, sep, rest = f"{name}:{head}", sep2, tail
         params: dict[str, Any] = {}
         if sep:
