@@ -581,15 +581,14 @@ class SkatState:
 
     def tricks(self) -> list[tuple[int, list[int], int]]:
         """Completed tricks as ``(leader, [cards], winner)``."""
-        out = []
+        out: list[tuple[int, list[int], int]] = []
         cards = self._play_moves()
         for i in range(0, len(cards) - len(cards) % 3, 3):
             leader = cards[i][0]
             trick = [cards[i + j][1] for j in range(3)]
-            winner = cards[i + 3][0] if i + 3 < len(cards) else None
+            # the next trick's leader won it; the last one's winner is in the state vector
+            winner = cards[i + 3][0] if i + 3 < len(cards) else int(self._st[K.F_LAST_WINNER])
             out.append((leader, trick, winner))
-        if out and out[-1][2] is None:
-            out[-1] = (out[-1][0], out[-1][1], int(self._st[K.F_LAST_WINNER]))
         return out
 
     def _play_moves(self) -> list[tuple[int, int]]:
