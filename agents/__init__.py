@@ -46,8 +46,14 @@ def _rule_based_docs() -> dict[str, str]:
 
 register("random", RandomAgent, {}, defaults={}, engine="random",
          doc="uniformly random legal actions in every phase (the batch engine's random policy)")
+def _rule_based_checks() -> dict[str, Any]:
+    from .rule_based import PARAM_CHECKS
+
+    return dict(PARAM_CHECKS)
+
+
 register("rule_based", "agents.rule_based:RuleBasedAgent", _rule_based_docs, defaults=_rule_based_defaults,
-         engine="rule_based",
+         engine="rule_based", checks=_rule_based_checks,
          doc="heuristic player: bids, skat, declaration and card play (the batch engine's rule_based policy)")
 
 
@@ -85,7 +91,20 @@ def _pimc_docs() -> dict[str, str]:
     return docs
 
 
-register("pimc", "agents.pimc:PIMCAgent", _pimc_docs, defaults=_pimc_defaults,
+def _pimc_checks() -> dict[str, Any]:
+    from .base import in_range, one_of
+
+    def count(lo: int, hi: int) -> Any:
+        return lambda v: None if v is None or lo <= v <= hi else f"an int in {lo}..{hi}"
+
+    return {**_rule_based_checks(), "worlds": count(1, 10_000), "bid_worlds": count(1, 10_000),
+            "rule": one_of("wins", "points"), "bidding": one_of("rule_based", "simulation"),
+            "time_budget": lambda v: None if v is None or v > 0 else "a positive number of seconds",
+            "exact_tricks": count(0, 10), "inference_eps": in_range(0, 1, "a weight factor"),
+            "oversample": count(1, 1000), "node_limit": count(0, 10**12), "tt_bits": count(10, 30)}
+
+
+register("pimc", "agents.pimc:PIMCAgent", _pimc_docs, defaults=_pimc_defaults, checks=_pimc_checks,
          doc="Perfect-Information Monte Carlo card play (sampled worlds solved open-handed); "
              "bidding and skat by the rule-based player unless bidding='simulation'")
 
@@ -99,7 +118,28 @@ register("neural_bidder", "agents.neural_bidding:NeuralBidderAgent",
          defaults={"model": "", "card_play": "rule_based", "aggressiveness": 0.0,
                    "loss_penalty": DUPLICATE_LOSS_PENALTY,
                    "discard": "rule_based", "pimc_worlds": 32, "skats": 32},
+         checks=lambda: _neural_checks(),
          doc="bidding network (agents/neural_bidding.py) + delegated card play")
+
+
+def _neural_checks() -> dict[str, Any]:
+    import math
+    from pathlib import Path
+
+    from .base import one_of
+
+    def model(v: str) -> str | None:
+        if not v:
+            return None
+        p = Path(v)
+        ok = p.exists() or p.with_suffix(".pt").exists() or p.with_suffix(".json").exists()
+        return None if ok else "a model checkpoint that exists (its .pt and .json; '' for the shipped one)"
+
+    return {"model": model, "card_play": one_of("rule_based", "pimc"), "discard": one_of("rule_based", "plans", "model"),
+            "pimc_worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
+            "skats": lambda v: None if 1 <= v <= 231 else "an int in 1..231 (the skats a hand can find)",
+            "loss_penalty": lambda v: None if 0 <= v < math.inf else "a number >= 0",
+            "aggressiveness": lambda v: None if math.isfinite(v) else "a finite number"}
 
 
 def __getattr__(name: str) -> Any:  # lazy: the tournament pulls in pandas, the rule-based agent its kernels

@@ -54,9 +54,9 @@ if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["Agent", "AgentSpec", "AgentInfo", "register", "unregister", "make_agent", "list_agents", "agent_info",
-           "SpecLike", "DUPLICATE_LOSS_PENALTY"]
+           "SpecLike", "DUPLICATE_LOSS_PENALTY", "AgentObject", "as_spec", "in_range", "one_of", "is_import_path", "ENTRY_POINT_GROUP"]
 
-from skatsim.scoring import SF_DEFENDER_3
+from skatsim.valuation import SF_DEFENDER_3
 
 #: What a lost game costs the declarer's agent per defender, in relative Seeger-Fabian
 #: points, in a two-agent duplicate tournament: over the six seat arrangements his two
@@ -100,6 +100,16 @@ class AgentInfo:
     engine: str | None = None
     _defaults: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = field(default=None, repr=False)
     _params_doc: Mapping[str, str] | Callable[[], Mapping[str, str]] | None = field(default=None, repr=False)
+    _checks: Mapping[str, Callable[[Any], str | None]] | Callable[[], Mapping[str, Callable[[Any], str | None]]] \
+        | None = field(default=None, repr=False)
+
+    @property
+    def checks(self) -> dict[str, Callable[[Any], str | None]]:
+        """Parameter name -> a check returning ``None`` (fine) or what is wrong (a range ...)."""
+        c = self._checks
+        if callable(c):
+            c = self._checks = dict(c())
+        return dict(c or {})
 
     @property
     def params_doc(self) -> dict[str, str]:
@@ -135,15 +145,23 @@ class AgentInfo:
         return dict(d)
 
     def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """Validate parameter names and coerce values to the defaults' types."""
+        """Validate parameter names, coerce values to the defaults' types and check their
+        ranges (no NaN anywhere; the registered checks, e.g. a probability in [0, 1])."""
         defaults = self.defaults
+        checks = self.checks
         out: dict[str, Any] = {}
         for k, v in params.items():
             if k not in defaults:
                 known = ", ".join(defaults) if defaults else None
                 raise ValueError(f"agent {self.name!r} has no parameter {k!r}; "
                                  + (f"parameters: {known}" if known else "it takes no parameters"))
-            out[k] = _coerce(self.name, k, v, defaults[k])
+            x = _coerce(self.name, k, v, defaults[k])
+            if isinstance(x, float) and math.isnan(x):
+                raise ValueError(f"parameter {k!r} of agent {self.name!r} is NaN; give a number")
+            why = checks[k](x) if k in checks else None
+            if why:
+                raise ValueError(f"parameter {k!r} of agent {self.name!r} must be {why}, got {x!r}")
+            out[k] = x
         return out
 
 
@@ -153,7 +171,9 @@ _REGISTRY: dict[str, AgentInfo] = {}
 def register(name: str, factory: Callable[..., Any] | str,
              params_doc: Mapping[str, str] | Callable[[], Mapping[str, str]] | None = None, *,
              defaults: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
-             engine: str | None = None, doc: str = "", replace: bool = False) -> AgentInfo:
+             engine: str | None = None, doc: str = "", replace: bool = False,
+             checks: Mapping[str, Callable[[Any], str | None]]
+             | Callable[[], Mapping[str, Callable[[Any], str | None]]] | None = None) -> AgentInfo:
     """Register an agent under ``name``.
 
     Args:
@@ -167,14 +187,41 @@ def register(name: str, factory: Callable[..., Any] | str,
         engine: the batch-engine policy name playing exactly like this agent, if any.
         doc: one line describing the agent.
         replace: allow replacing an existing entry.
+        checks: parameter name -> a function returning ``None`` for a good value or what it
+            must be (``"a probability in [0, 1]"``); see :func:`in_range`, :func:`one_of`
+            (or a zero-argument callable giving them, evaluated on first use).
     """
-    if not isinstance(name, str) or not name or not all(c.isalnum() or c == "_" for c in name):
+    if not _is_name(name):
         raise ValueError(f"agent name must be a non-empty identifier-like string, got {name!r}")
     if name in _REGISTRY and not replace:
         raise ValueError(f"agent {name!r} is already registered (pass replace=True to replace it)")
-    info = AgentInfo(name, factory, doc, engine, defaults, params_doc)
+    info = AgentInfo(name, factory, doc, engine, defaults, params_doc, checks)
     _REGISTRY[name] = info
     return info
+
+
+def in_range(lo: float, hi: float, what: str = "") -> Callable[[Any], str | None]:
+    """A parameter check: ``lo <= value <= hi`` (``what`` names it, e.g. "a probability").
+
+    >>> in_range(0, 1, "a probability")(1.5)
+    'a probability in [0, 1]'
+    """
+    def check(v: Any) -> str | None:
+        return None if lo <= v <= hi else f"{what + ' ' if what else ''}in [{lo:g}, {hi:g}]"
+
+    return check
+
+
+def one_of(*values: Any) -> Callable[[Any], str | None]:
+    """A parameter check: the value is one of ``values``.
+
+    >>> one_of(0, 1)(2)
+    'one of 0, 1'
+    """
+    def check(v: Any) -> str | None:
+        return None if v in values else "one of " + ", ".join(map(str, values))
+
+    return check
 
 
 def unregister(name: str) -> None:
@@ -184,12 +231,75 @@ def unregister(name: str) -> None:
     del _REGISTRY[name]
 
 
+#: The entry-point group through which installed packages add agents to the registry:
+#: ``[project.entry-points."skatsim.agents"] greedy = "mypkg.agents:Greedy"``.
+ENTRY_POINT_GROUP = "skatsim.agents"
+_ENTRY_POINTS_LOADED = False
+
+
+def _load_entry_points() -> None:
+    """Register the agents of installed packages (once; a broken entry is skipped)."""
+    global _ENTRY_POINTS_LOADED
+    if _ENTRY_POINTS_LOADED:
+        return
+    _ENTRY_POINTS_LOADED = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name not in _REGISTRY and _is_name(ep.name):
+            register(ep.name, ep.value, doc=f"from the package entry point {ep.value}")
+
+
+def _is_name(name: Any) -> bool:
+    return isinstance(name, str) and bool(name) and all(c.isalnum() or c == "_" for c in name)
+
+
+def is_import_path(name: str) -> bool:
+    """``name`` is ``module:attr`` (an agent class or factory to import), not a registry name.
+
+    >>> is_import_path("mypkg.agents:Greedy"), is_import_path("rule_based")
+    (True, False)
+    """
+    mod, sep, attr = name.partition(":")
+    return bool(sep) and bool(mod) and bool(attr) and all(p.isidentifier() for p in mod.split(".")) \
+        and all(p.isidentifier() for p in attr.split("."))
+
+
+def _import_info(path: str) -> AgentInfo:
+    """A registry entry made on the fly for an importable ``module:attr`` factory."""
+    mod, _, attr = path.partition(":")
+    try:
+        obj: Any = importlib.import_module(mod)
+    except ImportError as e:
+        raise ValueError(f"agent {path!r}: cannot import module {mod!r} ({e}); is it on the Python path "
+                         "(PYTHONPATH, or pip install -e of its package)?") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"agent {path!r}: module {mod!r} has no attribute {attr!r}") from None
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise ValueError(f"agent {path!r}: {attr!r} is not a class or factory (it is {type(obj).__name__})")
+    doc = (inspect.getdoc(obj) or "").strip().splitlines()
+    info = AgentInfo(path, obj, doc[0] if doc else f"imported from {path}")
+    _REGISTRY[path] = info
+    return info
+
+
 def agent_info(name: str) -> AgentInfo:
-    """The registry entry of ``name`` (``ValueError`` naming the known agents otherwise)."""
+    """The registry entry of ``name``: a registered name, one an installed package adds
+    through the :data:`ENTRY_POINT_GROUP` entry points, or an importable ``module:attr``
+    class or factory (``ValueError`` naming the known agents otherwise)."""
+    if isinstance(name, str) and name in _REGISTRY:
+        return _REGISTRY[name]
+    if isinstance(name, str) and is_import_path(name):
+        return _import_info(name)
+    _load_entry_points()
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown agent {name!r}; registered agents: {', '.join(sorted(_REGISTRY))}") from None
+        known = ", ".join(sorted(n for n in _REGISTRY if not is_import_path(n)))
+        raise ValueError(f"unknown agent {name!r}; registered agents: {known} (or give module:Class of your "
+                         "own agent)") from None
 
 
 def list_agents() -> dict[str, dict[str, Any]]:
@@ -198,8 +308,9 @@ def list_agents() -> dict[str, dict[str, Any]]:
     >>> list_agents()["random"]["params"]
     {}
     """
+    _load_entry_points()
     return {n: {"doc": i.doc, "params": i.defaults, "params_doc": i.params_doc, "engine": i.engine}
-            for n, i in sorted(_REGISTRY.items())}
+            for n, i in sorted(_REGISTRY.items()) if not is_import_path(n)}
 
 
 def make_agent(spec: "SpecLike", **params: Any) -> Any:
@@ -290,16 +401,35 @@ class AgentSpec:
 
     @classmethod
     def parse(cls, text: str) -> "AgentSpec":
-        """``"name"`` or ``"name:key=value,key=value"`` (values: int, float, true/false, text)."""
+        """``"name"``, ``"name:key=value,key=value"`` (values: int, float, true/false, text), or
+        an agent of your own as ``"module:Class"`` / ``"module:Class:key=value,..."`` (a class
+        or factory function importable from the Python path).
+
+        >>> AgentSpec.parse("pimc:worlds=4,worlds=8")
+        Traceback (most recent call last):
+        ...
+        ValueError: parameter 'worlds' is given twice in 'pimc:worlds=4,worlds=8'
+        """
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"agent spec must be a non-empty string like 'rule_based:max_bid=18', got {text!r}")
-        name, sep, rest = text.strip().partition(":")
+        t = text.strip()
+        name, sep, rest = t.partition(":")
+        head, sep2, tail = rest.partition(":")
+        registered = name.strip() in _REGISTRY
+        if not registered:
+            _load_entry_points()
+            registered = name.strip() in _REGISTRY
+        if sep and head and "=" not in head and not registered and is_import_path(f"{name}:{head}"):  # module:Class
+            name, sep, rest = f"{name}:{head}", sep2, tail
         params: dict[str, Any] = {}
         if sep:
             for item in rest.split(","):
                 k, eq, v = item.partition("=")
                 if not eq or not k.strip():
-                    raise ValueError(f"malformed agent parameter {item!r} in {text!r}; write key=value")
+                    raise ValueError(f"malformed agent parameter {item!r} in {text!r}; write key=value "
+                                     "(an agent of your own: module:Class or module:Class:key=value)")
+                if k.strip() in params:
+                    raise ValueError(f"parameter {k.strip()!r} is given twice in {text!r}")
                 params[k.strip()] = _parse_value(v)
         return cls(name.strip(), params)
 
@@ -320,6 +450,25 @@ class AgentSpec:
         if not self.params:
             return self.name
         return self.name + ":" + ",".join(f"{k}={_fmt_value(v)}" for k, v in self.params)
+
+    @classmethod
+    def of_factory(cls, factory: Callable[..., Any]) -> "AgentSpec":
+        """The spec of an agent class or factory function importable by its module and name
+        (what a worker process or a manifest can make again): ``module:Qualname``."""
+        path = f"{getattr(factory, '__module__', '')}:{getattr(factory, '__qualname__', '')}"
+        if not is_import_path(path) or "<" in path:
+            raise ValueError(f"{factory!r} cannot be named by an import path (a class or function defined at "
+                             "module level is needed); register it with agents.register(name, factory)")
+        if path.startswith("__main__:"):
+            raise ValueError(f"{factory!r} is defined in the script being run (__main__); put it in a module so "
+                             "worker processes can import it, or register it with agents.register")
+        mod, _, attr = path.partition(":")
+        obj: Any = importlib.import_module(mod)
+        for part in attr.split("."):
+            obj = getattr(obj, part, None)
+        if obj is not factory:
+            raise ValueError(f"{path} does not import back to {factory!r}")
+        return cls(path)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "params": dict(self.params)}
@@ -358,6 +507,68 @@ class AgentSpec:
 
     def __reduce__(self):  # pickles by value (process pools)
         return (AgentSpec, (self.name, dict(self.params)))
+
+
+class AgentObject:
+    """An agent object seated as it is (``run_tournament([MyAgent(), "rule_based"])``): each
+    game gets a fresh :func:`copy.deepcopy` of it (the protocol asks agents to be copyable),
+    worker processes get a pickled copy. Its label is the agent's ``name``. A run directory
+    records it by label and class only, so resuming such a run needs the object again.
+
+    >>> from agents import RandomAgent
+    >>> a = AgentObject(RandomAgent())
+    >>> a.to_text(), type(a.make()).__name__, a.make() is not a.make()
+    ('random', 'RandomAgent', True)
+    """
+
+    __slots__ = ("agent",)
+
+    def __init__(self, agent: Any) -> None:
+        if not callable(getattr(agent, "act", None)):
+            raise TypeError(f"{agent!r} is not an agent: it has no act(obs) method")
+        object.__setattr__(self, "agent", agent)
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.agent, "name", type(self.agent).__name__))
+
+    params: tuple[tuple[str, Any], ...] = ()
+    param_dict: dict[str, Any] = {}
+
+    def make(self) -> Any:
+        import copy
+
+        return copy.deepcopy(self.agent)
+
+    def to_text(self) -> str:
+        return self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        t = type(self.agent)
+        return {"name": self.name, "params": {}, "object": f"{t.__module__}:{t.__qualname__}"}
+
+    def engine_policy(self) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return f"AgentObject({self.agent!r})"
+
+
+def as_spec(agent: Any) -> "AgentSpec | AgentObject":
+    """What a tournament seats for ``agent``: a name, spec text, :class:`AgentSpec`, dict or
+    ``(name, params)`` pair becomes an :class:`AgentSpec`; a class or factory function
+    importable by name becomes the spec ``module:Name``; an agent object an
+    :class:`AgentObject`."""
+    if isinstance(agent, (AgentSpec, AgentObject)):
+        return agent
+    if isinstance(agent, (str, Mapping, tuple)):
+        return AgentSpec.coerce(agent)
+    if callable(getattr(agent, "act", None)) and not isinstance(agent, type):
+        return AgentObject(agent)
+    if callable(agent):
+        return AgentSpec.of_factory(agent)
+    raise TypeError(f"an agent is a registry name, a spec, an agent class or factory, or an agent object with "
+                    f"act(obs); got {agent!r}")
 
 
 SpecLike = "AgentSpec | str | Mapping[str, Any] | tuple[str, Mapping[str, Any]]"

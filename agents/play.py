@@ -401,6 +401,21 @@ class PlayedGame:
         """The errors, ``"; "``-separated (empty: none)."""
         return "; ".join(str(e) for e in self.errors)
 
+    @property
+    def error_traceback(self) -> str:
+        """The agents' own tracebacks of the errors (what the agent raised, where), for the log
+        of a run (empty: none)."""
+        import traceback
+
+        parts = []
+        for e in self.errors:
+            cause = e.__cause__
+            if cause is not None:
+                parts.append(f"{e}\n" + "".join(traceback.format_exception(type(cause), cause, cause.__traceback__)))
+            else:
+                parts.append(str(e))
+        return "\n".join(parts)
+
 
 def forfeit_result(state: SkatState, offender: int) -> GameResult:
     """The settlement of a game that ends because ``offender``'s agent failed (raised,

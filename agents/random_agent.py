@@ -13,19 +13,14 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from skatsim.bits import seed_state
-
-if TYPE_CHECKING:
-    from skatsim.observation import Observation
+from .rule_based import CompiledPolicyAgent
 
 __all__ = ["RandomAgent"]
 
 
-class RandomAgent:
+class RandomAgent(CompiledPolicyAgent):
     """Uniform over the legal actions in every phase (bids, skat, discards, declaration,
     Kontra/Re, cards).
 
@@ -36,19 +31,9 @@ class RandomAgent:
     name = "random"
 
     def __init__(self, seed: int = 0) -> None:
-        from skatsim.kernels.policies import PARAMS_SIZE, POLICY_RANDOM, policy_act
+        from skatsim.kernels.policies import PARAMS_SIZE, POLICY_RANDOM
 
-        self._act = policy_act
-        self._pid = POLICY_RANDOM
-        self._params = np.zeros(PARAMS_SIZE, dtype=np.float64)
-        self._rng = seed_state(seed)
-
-    def reset(self, deal_id: int, seat: int, rng: int) -> None:
-        self._rng = int(rng)
-
-    def act(self, obs: "Observation") -> int:
-        a, self._rng = self._act(self._pid, obs.view, obs.seat, self._params, self._rng)
-        return int(a)
+        super().__init__(POLICY_RANDOM, np.zeros(PARAMS_SIZE, dtype=np.float64), seed)
 
     def __repr__(self) -> str:
         return "RandomAgent()"

@@ -19,20 +19,75 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import math
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from skatsim.bits import seed_state
+from skatsim.contracts import BID_VALUES
 from skatsim.kernels.heuristic import DEFAULT_PARAMS, PARAM_NAMES
+
+from .base import in_range, one_of
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
-__all__ = ["RuleBasedAgent"]
+__all__ = ["RuleBasedAgent", "CompiledPolicyAgent", "PARAM_CHECKS"]
 
 
-class RuleBasedAgent:
+class CompiledPolicyAgent:
+    """An agent that is one of the batch engine's compiled policies: ``act`` calls
+    ``skatsim.kernels.policies.policy_act(pid, obs.view, obs.seat, params, rng)`` with the
+    seat's SplitMix64 stream from ``reset`` (``seed_state(seed)`` without one), so its games
+    through the agent protocol are the batch engine's games, action for action."""
+
+    name = "compiled"
+
+    def __init__(self, pid: int, params: np.ndarray, seed: int = 0) -> None:
+        from skatsim.kernels.policies import policy_act
+
+        params.setflags(write=False)
+        self._params = params
+        self._act = policy_act
+        self._pid = pid
+        self._rng = seed_state(seed)
+
+    def reset(self, deal_id: int, seat: int, rng: int) -> None:
+        """Start a deal: keep the seat's SplitMix64 stream ``rng``."""
+        self._rng = int(rng)
+
+    def act(self, obs: "Observation") -> int:
+        """The action for ``obs.seat`` from its masked view ``obs.view``."""
+        a, self._rng = self._act(self._pid, obs.view, obs.seat, self._params, self._rng)
+        return int(a)
+
+
+def _bid_or_inf(v: float) -> str | None:
+    return None if v == math.inf or v in BID_VALUES else "a bid on the ladder (18, 20, ... 264) or inf"
+
+
+def _positive(v: float) -> str | None:
+    return None if v > 0 and math.isfinite(v) else "a positive number"
+
+
+def _finite(v: float) -> str | None:
+    return None if math.isfinite(v) else "a finite number"
+
+
+#: Range checks of the rule-based player's parameters (the registry applies them).
+PARAM_CHECKS: dict[str, Callable[[Any], str | None]] = {
+    **{k: in_range(0, 1, "a probability") for k in ("bid_threshold", "hand_min_p", "re_threshold",
+                                                     "null_p_pick", "null_p_hand")},
+    **{k: one_of(0, 1) for k in ("random_cards", "no_null", "no_grand", "no_hand", "allow_ouvert",
+                                 "random_bidding")},
+    **{k: _positive for k in ("scale", "pickup_scale")},
+    "max_bid": _bid_or_inf,
+}
+PARAM_CHECKS.update({k: _finite for k in PARAM_NAMES if k not in PARAM_CHECKS})
+
+
+class RuleBasedAgent(CompiledPolicyAgent):
     """Heuristic player for every phase: bidding, skat, discard, declaration, Kontra/Re and
     card play (see :mod:`skatsim.kernels.heuristic` for the rules it follows).
 
@@ -43,7 +98,7 @@ class RuleBasedAgent:
     name = "rule_based"
 
     def __init__(self, seed: int = 0, **params: Any) -> None:
-        from skatsim.kernels.policies import PARAMS_SIZE, POLICY_RULE_BASED, policy_act
+        from skatsim.kernels.policies import PARAMS_SIZE, POLICY_RULE_BASED
 
         unknown = sorted(set(params) - set(PARAM_NAMES))
         if unknown:
@@ -54,26 +109,16 @@ class RuleBasedAgent:
         for k, v in params.items():
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
                 raise TypeError(f"rule_based parameter {k!r} must be a number, got {v!r}")
+            why = PARAM_CHECKS[k](float(v))
+            if why:
+                raise ValueError(f"rule_based parameter {k!r} must be {why}, got {v!r}")
             row[PARAM_NAMES.index(k)] = float(v)
-        row.setflags(write=False)
-        self._params = row
-        self._act = policy_act
-        self._pid = POLICY_RULE_BASED
-        self._rng = seed_state(seed)
+        super().__init__(POLICY_RULE_BASED, row, seed)
 
     @property
     def params(self) -> dict[str, float]:
         """Every parameter by name (defaults included)."""
         return {n: float(self._params[i]) for i, n in enumerate(PARAM_NAMES)}
-
-    def reset(self, deal_id: int, seat: int, rng: int) -> None:
-        """Start a deal: keep the seat's SplitMix64 stream ``rng``."""
-        self._rng = int(rng)
-
-    def act(self, obs: "Observation") -> int:
-        """The action for ``obs.seat`` from its masked view ``obs.view``."""
-        a, self._rng = self._act(self._pid, obs.view, obs.seat, self._params, self._rng)
-        return int(a)
 
     def __repr__(self) -> str:
         changed = {n: v for n, v in self.params.items() if v != DEFAULT_PARAMS[PARAM_NAMES.index(n)]}

@@ -1,17 +1,16 @@
-"""Run directories for experiments: ``runs/<study>__<seed>__<time>/``.
+"""Run directories for experiments: ``runs/<study>__<seed>__<time>/`` under the current folder.
 
 Every study script loads a JSON config into a typed dataclass, makes a run directory,
-writes ``config.json`` (the config plus package versions and the command line),
-``results.parquet`` (the study's table) and ``summary.md`` (what it printed), so a run can
-be read back and compared later. ``runs/`` is git-ignored; ``experiments/RESULTS.md``
-records the runs we report, with their commands.
+writes ``manifest.json`` (:func:`skatsim.runs.write_manifest`: the config, package versions,
+the git commit and the command line), ``results.parquet`` (the study's table) and
+``summary.md`` (what it printed), so a run can be read back and compared later. ``runs/`` is
+git-ignored; ``experiments/RESULTS.md`` records the runs we report, with their commands.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import platform
 import sys
 import time
 from pathlib import Path
@@ -34,29 +33,10 @@ def load_config(cls: type[T], path: str | Path | None, overrides: dict[str, Any]
     return cls(**data)
 
 
-def versions() -> dict[str, str]:
-    import numba
-    import numpy
-    import pandas
-
-    import skatsim
-
-    out = {"python": platform.python_version(), "skatsim": skatsim.__version__, "numpy": numpy.__version__,
-           "numba": numba.__version__, "pandas": pandas.__version__, "machine": platform.machine(),
-           "processor": platform.processor() or ""}
-    try:
-        import subprocess
-
-        out["commit"] = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                                       capture_output=True, text=True, timeout=5).stdout.strip()
-    except Exception:  # pragma: no cover - no git
-        pass
-    return out
-
-
 def make_run_dir(study: str, seed: int, root: str | Path | None = None) -> Path:
-    """``runs/<study>__<seed>__<YYYYmmdd-HHMMSS>/`` (created; a suffix keeps it unique)."""
-    base = Path(root) if root is not None else ROOT / "runs"
+    """``<root>/<study>__<seed>__<YYYYmmdd-HHMMSS>/`` (created; a suffix keeps it unique); the
+    default root is ``runs`` in the current folder."""
+    base = Path(root) if root is not None else Path("runs")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path = base / f"{study}__{seed}__{stamp}"
     k = 1
@@ -68,9 +48,11 @@ def make_run_dir(study: str, seed: int, root: str | Path | None = None) -> Path:
 
 
 def write_config(run_dir: Path, config: Any) -> None:
+    """The run's manifest: the config, versions, commit and command line."""
+    from skatsim.runs import write_manifest
+
     d = dataclasses.asdict(config) if dataclasses.is_dataclass(config) else dict(config)
-    record = {"config": d, "versions": versions(), "argv": sys.argv}
-    (run_dir / "config.json").write_text(json.dumps(record, indent=2, default=str))
+    write_manifest(run_dir, f"experiment:{run_dir.name.split('__')[0]}", d, argv=sys.argv, status="complete")
 
 
 def write_summary(run_dir: Path, title: str, text: str) -> None:
@@ -87,7 +69,7 @@ def study_main(cls: type, run: Any, doc: str, argv: list[str] | None, overrides:
 
     p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("--config", help="JSON config (fields of the study's Config)")
-    p.add_argument("--out", help="runs root (default: runs/)")
+    p.add_argument("--out", help="the folder of run directories (default: runs/ in the current folder)")
     for name in overrides:
         p.add_argument("--" + name.replace("_", "-"), dest=name, type=int, help=f"override {name}")
     a = p.parse_args(argv)

@@ -48,7 +48,6 @@ def _play_start(deal_seed: int, rules):
 
 def run(cfg: Config, root: str | None = None) -> Path:
     import numpy as np
-    import pandas as pd
 
     from agents.tournament import load_tournament
     from skatsim import SkatRules

@@ -13,11 +13,19 @@ The config (JSON) has four parts:
   ``e_weight`` (weight of the expected-score loss), ``context_augment`` (share of rows whose
   bidding block is randomised: for unconditioned labels, which do not depend on it; use 0
   for auction-conditioned labels, whose ``bid_level`` fills the bid slot), ``threads``.
-- ``seed``, ``study`` and ``out`` (``runs_dir``; ``ship``: also copy the checkpoint there).
+- ``seed``, ``study`` and ``out`` (``runs_dir``: the folder of run directories, relative to
+  the current folder; default ``runs``).
 
-A run writes ``runs/<study>__<seed>__<time>/``: ``config.json``, ``metrics.json``,
-``history.csv``, ``calibration.csv``, ``calibration.png``, ``model.pt`` + ``model.json``.
-It prints the validation metrics and the reliability table.
+A run writes ``<runs_dir>/<study>__<seed>__<time>/``: ``manifest.json`` (the config, versions,
+commit and command line; :mod:`skatsim.runs`), ``metrics.json``,
+``history.csv``, ``calibration.csv``, ``calibration.png``, ``model.pt`` + ``model.json``, and
+``checkpoint.pt`` after every epoch (``--resume RUN`` goes on from it after a Ctrl-C or a
+crash). It prints the validation metrics and the reliability table. Nothing is written
+into the source tree: the shipped model (``agents/models/``) changes only with an explicit
+``--ship NAME`` (``--force`` to replace an existing one).
+
+Settings are checked before any work starts: every ``--set key=value`` against the
+defaults' keys and types, ``--agent key=value`` against the neural bidder's parameters.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import sys
 import time
@@ -44,8 +53,10 @@ DEFAULTS: dict[str, Any] = {
     "model": {"hidden": [128, 128], "dropout": 0.0},
     "train": {"val_fraction": 0.1, "batch_size": 1024, "lr": 3e-3, "weight_decay": 1e-5, "max_epochs": 10,
               "patience": 3, "e_weight": 1.0, "context_augment": 0.5, "threads": 2, "max_rows": None},
-    "out": {"runs_dir": "runs", "ship": None},
+    "out": {"runs_dir": "runs"},
 }
+MODELS = ROOT / "agents" / "models"
+_RUN: dict[str, str] = {}  # the run directory of the training in progress (for the Ctrl-C message)
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -57,21 +68,62 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _check_types(cfg: dict[str, Any], base: dict[str, Any], where: str = "") -> None:
+    """Every value has the type of its default (ints may stand for floats; None defaults take
+    anything), so a typo fails here, before hours of labelling."""
+    for k, default in base.items():
+        v = cfg[k]
+        key = f"{where}{k}"
+        if isinstance(default, dict):
+            if not isinstance(v, dict):
+                raise ValueError(f"config entry {key!r} must be a mapping, got {v!r}")
+            _check_types(v, default, key + ".")
+        elif default is None or v is None:
+            continue
+        elif isinstance(default, bool):
+            if not isinstance(v, bool):
+                raise ValueError(f"config entry {key!r} must be true or false, got {v!r}")
+        elif isinstance(default, (int, float)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(default, int)
+                                                                         and not isinstance(v, int)):
+                raise ValueError(f"config entry {key!r} must be {'an int' if isinstance(default, int) else 'a number'}"
+                                 f", got {v!r}")
+            if v < 0:
+                raise ValueError(f"config entry {key!r} must not be negative, got {v!r}")
+        elif isinstance(default, list) and not isinstance(v, list):
+            raise ValueError(f"config entry {key!r} must be a list, got {v!r}")
+        elif isinstance(default, str) and not isinstance(v, str):
+            raise ValueError(f"config entry {key!r} must be text, got {v!r}")
+
+
 def load_config(path: str | None, overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """The defaults, the JSON file ``path`` and ``key.sub=value`` overrides (JSON values), checked."""
+    if path is not None and not Path(path).is_file():
+        raise FileNotFoundError(f"no config file {path!r}")
     cfg = json.loads(Path(path).read_text()) if path else {}
     cfg = _merge(DEFAULTS, cfg)
     for o in overrides:  # key.sub=value (JSON value)
-        k, _, v = o.partition("=")
+        k, eq, v = o.partition("=")
+        if not eq:
+            raise ValueError(f"--set needs key=value, got {o!r}")
         node = cfg
         parts = k.split(".")
         for p in parts[:-1]:
+            if not isinstance(node.get(p), dict):
+                raise ValueError(f"unknown config key {k!r}")
             node = node[p]
         if parts[-1] not in node:
-            raise ValueError(f"unknown config key {k!r}")
+            raise ValueError(f"unknown config key {k!r}; known under {'.'.join(parts[:-1]) or 'the top'}: "
+                             f"{sorted(node)}")
         try:
             node[parts[-1]] = json.loads(v)
         except json.JSONDecodeError:
             node[parts[-1]] = v
+    _check_types(cfg, DEFAULTS)
+    if cfg["data"].get("generate"):
+        from agents.bidding_data import LabelConfig
+
+        LabelConfig.from_dict(cfg["data"]["generate"])  # refuses unknown or bad label settings now
     return cfg
 
 
@@ -161,12 +213,14 @@ def plot_calibration(table: list[dict[str, float]], path: Path, title: str) -> N
     plt.close(fig)
 
 
-def train(cfg: dict[str, Any], *, progress: bool = True) -> dict[str, Any]:
-    """Run one training (see the module docstring); returns the metrics dict."""
+def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = None) -> dict[str, Any]:
+    """Run one training (see the module docstring); returns the metrics dict. ``resume``: a
+    run directory of an interrupted training of the same config (it goes on from its last
+    finished epoch)."""
     import torch
 
     from agents.neural_bidding import BiddingNet, CONTEXT, save_checkpoint
-    from agents.bidding_data import CONTRACTS, LabelConfig, data_hash, generate, read_labels
+    from agents.bidding_data import CONTRACTS, LabelConfig, data_hash, generate
 
     t_start = time.perf_counter()
     seed = int(cfg["seed"])
@@ -174,7 +228,7 @@ def train(cfg: dict[str, Any], *, progress: bool = True) -> dict[str, Any]:
     torch.manual_seed(seed)
     torch.set_num_threads(int(tc["threads"]))
     gen = np.random.default_rng(seed)
-    dirs = [str(ROOT / d) if not Path(d).is_absolute() else d for d in cfg["data"]["dirs"]]
+    dirs = [str(Path(d).resolve()) for d in cfg["data"]["dirs"]]
     if cfg["data"].get("generate"):
         generate(dirs[0], LabelConfig.from_dict(cfg["data"]["generate"]), workers=int(cfg["data"]["workers"]),
                  progress=progress)
@@ -187,10 +241,17 @@ def train(cfg: dict[str, Any], *, progress: bool = True) -> dict[str, Any]:
     is_val = np.array([d in val_deals for d in deals])
     tr, va = np.where(~is_val)[0], np.where(is_val)[0]
 
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    run = ROOT / cfg["out"]["runs_dir"] / f"{cfg['study']}__{seed}__{stamp}"
-    run.mkdir(parents=True, exist_ok=True)
-    (run / "config.json").write_text(json.dumps(cfg, indent=1))
+    if resume is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run = Path(cfg["out"]["runs_dir"]) / f"{cfg['study']}__{seed}__{stamp}"
+        run.mkdir(parents=True, exist_ok=True)
+        from skatsim.runs import write_manifest
+
+        write_manifest(run, "training:bidding", cfg, argv=sys.argv, status="running")
+    else:
+        run = Path(resume)
+    print(f"training run: {run}", file=sys.stderr)
+    _RUN["dir"] = str(run)
 
     net = BiddingNet(tuple(cfg["model"]["hidden"]), float(cfg["model"]["dropout"]))
     opt = torch.optim.AdamW(net.parameters(), lr=float(tc["lr"]), weight_decay=float(tc["weight_decay"]))
@@ -213,10 +274,22 @@ def train(cfg: dict[str, Any], *, progress: bool = True) -> dict[str, Any]:
     from tqdm.auto import tqdm
 
     history = []
-    best, best_state, bad = math.inf, None, 0
+    best, best_state, bad, start = math.inf, None, 0, 0
+    ckpt_path = run / "checkpoint.pt"
+    if resume is not None and ckpt_path.is_file():
+        ck = torch.load(ckpt_path, weights_only=False, map_location="cpu")  # our own file: model, optimiser, rng
+        net.load_state_dict(ck["net"])
+        opt.load_state_dict(ck["opt"])
+        gen.bit_generator.state = ck["gen"]
+        torch.set_rng_state(ck["torch_rng"])
+        history, best, bad, start = ck["history"], ck["best"], ck["bad"], ck["epoch"]
+        best_state = ck["best_state"]
+        print(f"resuming after epoch {start}", file=sys.stderr)
     epochs = int(tc["max_epochs"])
-    bar = tqdm(range(epochs), desc="train", unit="epoch", disable=not progress)
+    bar = tqdm(range(start, epochs), desc="train", unit="epoch", disable=not progress, initial=start, total=epochs)
     for ep_i in bar:
+        if bad >= int(tc["patience"]):
+            break
         net.train()
         perm = tr[gen.permutation(len(tr))]
         tot = 0.0
@@ -242,8 +315,14 @@ def train(cfg: dict[str, Any], *, progress: bool = True) -> dict[str, Any]:
             best_state = {k: v.detach().clone() for k, v in net.state_dict().items()}
         else:
             bad += 1
-            if bad >= int(tc["patience"]):
-                break
+        from skatsim.runs import atomic_path
+
+        with atomic_path(ckpt_path) as tmp:  # after every epoch: a Ctrl-C loses at most the epoch in progress
+            torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "gen": gen.bit_generator.state,
+                        "torch_rng": torch.get_rng_state(), "history": history, "best": best, "bad": bad,
+                        "epoch": ep_i + 1, "best_state": best_state}, tmp)
+        if bad >= int(tc["patience"]):
+            break
     bar.close()
     if best_state is not None:
         net.load_state_dict(best_state)
@@ -270,12 +349,6 @@ def train(cfg: dict[str, Any], *, progress: bool = True) -> dict[str, Any]:
     ckpt = {"context": "bid_level" if conditioned else "auction", "data_hash": metrics["data_hash"], "data_dirs": cfg["data"]["dirs"], "train_config": cfg,
             "metrics": {k: v for k, v in metrics.items() if k != "per_contract_log_loss"}}
     save_checkpoint(net, run / "model", **ckpt)
-    if cfg["out"].get("ship"):
-        dst = ROOT / cfg["out"]["ship"]
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        for suf in (".pt", ".json"):
-            shutil.copyfile(run / f"model{suf}", dst.with_name(dst.name + suf))
-        shutil.copyfile(run / "calibration.png", dst.parent / f"{dst.name}_calibration.png")
     metrics["run_dir"] = str(run)
     metrics["calibration"] = table
     return metrics
@@ -294,61 +367,145 @@ def format_metrics(m: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def tournament(n_deals: int, seed: int, workers: int, card_play: str, params: dict[str, Any], out: Path) -> Any:
-    """Neural bidding vs rule-based bidding, the same card play on both sides (duplicate)."""
+def ship(run: str | Path, name: str, *, force: bool = False) -> Path:
+    """Copy a run's model into the package as ``agents/models/NAME`` (``.pt``, ``.json`` and the
+    calibration plot): what ``neural_bidder:model=`` loads by name. An existing model is
+    replaced only with ``force``."""
+    run = Path(run)
+    if not (run / "model.pt").is_file() or not (run / "model.json").is_file():
+        raise FileNotFoundError(f"{os.fspath(run)!r} holds no trained model (model.pt, model.json)")
+    if not name or not all(c.isalnum() or c in "_-" for c in name):
+        raise ValueError(f"a model name is letters, digits, '_' or '-', got {name!r}")
+    dst = MODELS / name
+    if (dst.with_suffix(".pt").exists() or dst.with_suffix(".json").exists()) and not force:
+        raise FileExistsError(f"agents/models/{name} exists; --force replaces it (the default neural_bidder loads "
+                              "agents/models/bidding_v2)")
+    for suf in (".pt", ".json"):
+        shutil.copyfile(run / f"model{suf}", dst.with_name(dst.name + suf))
+    if (run / "calibration.png").is_file():
+        shutil.copyfile(run / "calibration.png", MODELS / f"{name}_calibration.png")
+    return dst
+
+
+def tournament(n_deals: int, seed: int, workers: int, card_play: str, params: dict[str, Any], out: Path,
+               progress: bool = True) -> Any:
+    """Neural bidding vs rule-based bidding, the same card play on both sides (duplicate), into
+    the resumable run directory ``out``."""
     from agents import run_tournament
 
     nb = ("neural_bidder", {"card_play": card_play, **params})
     other = "rule_based" if card_play == "rule_based" else ("pimc", {"worlds": int(params.get("pimc_worlds", 32))})
     t = time.perf_counter()
-    res = run_tournament([nb, other], n_deals, seed, workers=workers, engine="python")
-    out.mkdir(parents=True, exist_ok=True)
-    res.games.attrs = {}
-    res.games.to_parquet(out / "games.parquet")
+    res = run_tournament([nb, other], n_deals, seed, workers=workers, engine="python", out=out, progress=progress)
     text = str(res)
     (out / "summary.txt").write_text(text + f"\n\n{n_deals} deals, seed {seed}, {time.perf_counter() - t:.0f} s\n")
     print(text)
     return res
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="train_bidding", description="Train the bidding network on simulated labels.")
-    ap.add_argument("--config", help="JSON config (experiments/configs/train_bidding.json)")
-    ap.add_argument("--tournament", type=int, default=0, metavar="DEALS",
-                    help="instead of training: neural bidding vs rule-based bidding over DEALS duplicate deals")
-    ap.add_argument("--card-play", default="rule_based", choices=("rule_based", "pimc"))
-    ap.add_argument("--agent", action="append", default=[], metavar="KEY=VALUE",
-                    help="neural_bidder parameter for --tournament (model=..., aggressiveness=...)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--workers", type=int, default=2)
+def main(argv: Sequence[str] | None = None, prog: str = "train_bidding.py") -> int:
+    ap = argparse.ArgumentParser(prog=prog, description="Train the bidding network on simulated labels, ship a "
+                                 "trained model, or play neural bidding against rule-based bidding.")
+    ap.add_argument("--config", help="JSON config (e.g. experiments/configs/train_bidding.json)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a config entry, e.g. --set train.max_epochs=5")
-    ap.add_argument("--no-progress", action="store_true")
+                    help="override a config entry, e.g. --set train.max_epochs=5 (checked before any work)")
+    ap.add_argument("--out", metavar="DIR", default=None,
+                    help="folder of the run directories (relative to the current one; default: the config's "
+                         "out.runs_dir, runs)")
+    ap.add_argument("--resume", metavar="RUN", default=None,
+                    help="go on with the interrupted training in run directory RUN (the config of its manifest)")
+    ap.add_argument("--ship", metavar="NAME", default=None,
+                    help="after training (or, with --resume of a finished run, at once) copy the model to "
+                         "agents/models/NAME, where neural_bidder:model=agents/models/NAME finds it")
+    ap.add_argument("--force", action="store_true", help="with --ship: replace an existing model of that name")
+    ap.add_argument("--tournament", type=int, default=None, metavar="DEALS",
+                    help="instead of training: neural bidding vs rule-based bidding over DEALS duplicate deals")
+    ap.add_argument("--card-play", default=None, choices=("rule_based", "pimc"),
+                    help="with --tournament: the card play of both sides (default rule_based)")
+    ap.add_argument("--agent", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --tournament: a neural_bidder parameter (model=..., aggressiveness=...)")
+    ap.add_argument("--seed", type=int, default=None, help="with --tournament: the master seed (default 1)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="with --tournament: worker processes (default: every core)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     a = ap.parse_args(argv)
-    if a.tournament:
+    if a.tournament is not None:
+        if a.tournament < 1:
+            raise ValueError(f"--tournament needs a positive number of deals, got {a.tournament}")
+        for opt in ("config", "resume", "ship"):
+            if getattr(a, opt):
+                raise ValueError(f"--{opt} trains; it has no effect with --tournament")
+        if a.set or a.force:
+            raise ValueError("--set and --force belong to training; they have no effect with --tournament")
+        from agents import AgentSpec
+
         params: dict[str, Any] = {}
         for kv in a.agent:
-            k, _, v = kv.partition("=")
-            try:
-                params[k] = json.loads(v)
-            except json.JSONDecodeError:
-                params[k] = v
+            k, eq, v = kv.partition("=")
+            if not eq or k in params:
+                raise ValueError(f"--agent needs key=value, each key once, got {kv!r}")
+            params[k] = v
+        spec = AgentSpec("neural_bidder", {"card_play": a.card_play or "rule_based", **params})  # checked now
+        workers = a.workers or os.cpu_count() or 1
+        if workers < 1:
+            raise ValueError(f"--workers must be positive, got {workers}")
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        tournament(a.tournament, a.seed, a.workers, a.card_play, params,
-                   ROOT / "runs" / f"bidding_tournament_{a.card_play}__{a.seed}__{stamp}")
+        seed = 1 if a.seed is None else a.seed
+        out = Path(a.out or "runs") / f"bidding_tournament_{a.card_play or 'rule_based'}__{seed}__{stamp}"
+        print(f"tournament run directory: {out} (after a Ctrl-C: skatsim tournament --resume {out})", file=sys.stderr)
+        tournament(a.tournament, seed, workers, a.card_play or "rule_based",
+                   {k: v for k, v in spec.params if k != "card_play"}, out, progress=not a.no_progress)
+        return 0
+    for opt in ("card_play", "seed", "workers"):
+        if getattr(a, opt) is not None:
+            raise ValueError(f"--{opt.replace('_', '-')} belongs to --tournament; training takes the seed and "
+                             "workers from the config (--set seed=..., --set data.workers=...)")
+    if a.agent:
+        raise ValueError("--agent belongs to --tournament")
+    if a.force and not a.ship:
+        raise ValueError("--force needs --ship NAME")
+    if a.resume:
+        if a.config or a.set:
+            raise ValueError("--resume RUN trains with the config of RUN's manifest; give no --config or --set")
+        from skatsim.runs import read_manifest
+
+        man = read_manifest(a.resume)
+        if man.get("kind") != "training:bidding":
+            raise ValueError(f"{a.resume!r} holds a {man.get('kind')} run, not a bidding-network training")
+        cfg = _merge(DEFAULTS, man["config"])
+        _check_types(cfg, DEFAULTS)
+    else:
+        cfg = load_config(a.config, a.set)
+        if a.out:
+            cfg["out"]["runs_dir"] = a.out
+    if a.ship:  # refuse an existing name before the work, not after it
+        dst = MODELS / a.ship
+        if (dst.with_suffix(".pt").exists() or dst.with_suffix(".json").exists()) and not a.force:
+            raise FileExistsError(f"agents/models/{a.ship} exists; --force replaces it")
+    if a.resume and (Path(a.resume) / "model.pt").is_file() and (Path(a.resume) / "metrics.json").is_file():
+        print(f"{a.resume} is a finished training", file=sys.stderr)
+        if a.ship:
+            print(f"model shipped to {ship(a.resume, a.ship, force=a.force)}")
         return 0
     try:
-        cfg = load_config(a.config, a.set)
-    except (ValueError, KeyError, FileNotFoundError, json.JSONDecodeError) as e:
-        print(f"train_bidding: bad config: {e}", file=sys.stderr)
-        return 2
-    m = train(cfg, progress=not a.no_progress)
+        m = train(cfg, progress=not a.no_progress, resume=a.resume)
+    except KeyboardInterrupt:
+        run = _RUN.get("dir")
+        if run is None:  # still labelling: the label run directory resumes with the same command
+            print("\ninterrupted while labelling; the finished label shards are kept: the same command resumes",
+                  file=sys.stderr)
+        else:
+            print(f"\ninterrupted; the finished epochs are kept: resume with skatsim train-bidding --resume {run}",
+                  file=sys.stderr)
+        return 130
     print(format_metrics(m))
+    if a.ship:
+        print(f"model shipped to {ship(m['run_dir'], a.ship, force=a.force)}")
+    else:
+        print(f"(the shipped model is unchanged; to ship this one: skatsim train-bidding --resume {m['run_dir']} "
+              "--ship NAME)")
     return 0
 
-
-#: The entry point for ``skatsim train-bidding`` (skatsim_app/cli.py).
-train_bidding_main = main
 
 if __name__ == "__main__":
     raise SystemExit(main())

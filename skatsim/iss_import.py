@@ -1,4 +1,4 @@
-"""ISS records into parquet tables: ``skatsim import-iss FILE --out DIR``.
+"""ISS records into parquet tables (the ``skatsim import-iss FILE --out DIR`` command).
 
 :func:`import_iss` streams an ISS file (plain or ``.bz2``; :mod:`skatsim.iss` parses and
 replays each record) into ``DIR``: ``games.parquet`` (one row per game: the result schema of
@@ -32,8 +32,7 @@ from .iss import IssError, IssGame, Mismatch, check, iss_cards, iter_lines, pars
 from .state import SkatState
 from .table import auction_text
 
-__all__ = ["import_iss", "ImportSummary", "GAME_EXTRA_COLUMNS", "DECISION_COLUMNS", "add_import_arguments",
-           "run_import", "main"]
+__all__ = ["import_iss", "ImportSummary", "GAME_EXTRA_COLUMNS", "DECISION_COLUMNS"]
 
 #: Columns of the ``games`` table after :data:`skatsim.table.RESULT_COLUMNS`.
 GAME_EXTRA_COLUMNS: tuple[str, ...] = (
@@ -276,41 +275,3 @@ def import_iss(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     write_manifest(out, "iss_import", {"source": os.path.abspath(src), "limit": limit, "chunk": chunk},
                    status="complete", records=summ.records, games=summ.games, elapsed_s=round(summ.seconds, 3))
     return summ
-
-
-def add_import_arguments(ap: Any) -> None:
-    """The arguments of ``skatsim import-iss`` on an ``argparse`` parser (shared by the CLI)."""
-    ap.add_argument("file", help="ISS records, one game per line (.sgf, .txt or .bz2)")
-    ap.add_argument("--out", required=True, help="output folder (games.parquet, decisions.parquet, errors.jsonl, "
-                                                 "summary.json)")
-    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ap.add_argument("--limit", type=int, default=None, help="read at most N records")
-    ap.add_argument("--chunk", type=int, default=20_000, help="records per parquet row group (memory bound)")
-
-
-def run_import(args: Any) -> int:
-    """Run ``skatsim import-iss`` for parsed ``args``: print the summary; 0, or 2 (with a
-    one-line message) for a folder, a missing or truncated file or an ``--out`` that is a file."""
-    try:
-        summ = import_iss(args.file, args.out, progress=not args.no_progress, chunk=args.chunk, limit=args.limit)
-    except (IssError, FileExistsError, FileNotFoundError) as e:
-        print(f"skatsim import-iss: {e}", file=sys.stderr)
-        return 2
-    print(summ)
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``skatsim import-iss FILE --out DIR [--no-progress] [--limit N] [--chunk N]``:
-    import, print the summary; exit code 0 (also when records were skipped: they are
-    counted and listed), 2 on a usage error or a missing file."""
-    import argparse
-
-    ap = argparse.ArgumentParser(prog="skatsim import-iss",
-                                 description="Import ISS game records (plain or .bz2) into parquet tables.")
-    add_import_arguments(ap)
-    return run_import(ap.parse_args(list(argv) if argv is not None else None))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

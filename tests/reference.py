@@ -1,6 +1,6 @@
 """An independent, deliberately simple reference implementation of ISkO Skat.
 
-Written from ``/work/shared/rules/ISKO.md`` (section numbers below refer to it), not from
+Written from ``docs/ISKO.md`` (section numbers below refer to it), not from
 skatsim's code, and it imports nothing from skatsim. It is the oracle the numba kernels
 and the state machine are checked against. Clarity over speed: cards are ``(suit, rank)``
 tuples of strings, orders are explicit lists, every rule is a few lines of plain Python.

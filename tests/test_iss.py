@@ -26,6 +26,7 @@ from skatsim.cards import CardSet
 from skatsim import iss_import
 from skatsim.iss import IssError, check, iter_iss, parse_iss, replay, rows_to_iss, to_iss
 from skatsim.iss_import import import_iss
+from skatsim_app.cli import main as cli_main
 from skatsim.table import RESULT_COLUMNS
 
 REAL = all_records()
@@ -470,7 +471,7 @@ def test_file_problems_are_named(tmp_path, capsys) -> None:
     cases = [(tmp_path / "trunc.bz2", tmp_path / "o1", "ends early"), (tmp_path, tmp_path / "o2", "is a folder"),
              (good, tmp_path / "a_file", "is a file"), (tmp_path / "nope.sgf", tmp_path / "o3", "no such file")]
     for src, out, why in cases:
-        assert iss_import.main([str(src), "--out", str(out), "--no-progress"]) == 2
+        assert cli_main(["import-iss", str(src), "--out", str(out), "--no-progress"]) == 2
         err = capsys.readouterr().err
         assert why in err and "Traceback" not in err and err.count("\n") == 1, err
     assert not (tmp_path / "o1" / "games.parquet").exists()  # nothing half-written
@@ -479,10 +480,10 @@ def test_file_problems_are_named(tmp_path, capsys) -> None:
 def test_main_prints_the_summary(tmp_path, capsys) -> None:
     src = tmp_path / "r.sgf"
     src.write_text("\n".join(RECORDS.values()) + "\n")
-    assert iss_import.main([str(src), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    assert cli_main(["import-iss", str(src), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "4 records" in out and "games written: 4" in out and "skipped: 0" in out
-    assert iss_import.main([str(tmp_path / "missing.sgf"), "--out", str(tmp_path / "o")]) == 2
+    assert cli_main(["import-iss", str(tmp_path / "missing.sgf"), "--out", str(tmp_path / "o")]) == 2
 
 
 # --------------------------------------------------------------------------- speed and memory

@@ -134,12 +134,59 @@ def test_training_smoke(tmp_path):
     cfg["out"]["runs_dir"] = str(tmp_path / "runs")
     m = train(cfg, progress=False)
     run = Path(m["run_dir"])
-    for f in ("config.json", "metrics.json", "history.csv", "calibration.csv", "calibration.png", "model.pt",
-              "model.json"):
+    for f in ("manifest.json", "metrics.json", "history.csv", "calibration.csv", "calibration.png", "model.pt",
+              "model.json", "checkpoint.pt"):
         assert (run / f).exists(), f
     assert m["rows"] == 90 and m["val_rows"] > 0 and 0 < m["val_log_loss"] < 1.5
     assert sum(r["n"] for r in m["calibration"]) == m["val_rows"] * N_CONTRACTS
     load_model(run / "model")
+
+
+def test_training_resumes_and_ships_only_when_asked(tmp_path, monkeypatch):
+    """An interrupted training goes on from its last epoch to the same network; the shipped
+    model is untouched unless --ship NAME, which refuses an existing name without --force."""
+    import json
+
+    import torch
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import experiments.train_bidding as tb
+
+    generate(tmp_path / "labels", LabelConfig(n_deals=30, seed=3, worlds=4, labeler="rule_based", shard_size=10),
+             progress=False)
+    sets = [f'data.dirs=["{tmp_path / "labels"}"]', f'out.runs_dir="{tmp_path / "runs"}"', "train.max_epochs=3",
+            "train.patience=9", "model.hidden=[16]", "train.threads=1"]
+    full = tb.train(tb.load_config(None, sets), progress=False)
+    # the same training interrupted after its second epoch, then resumed
+    calls = {"n": 0}
+    real = tb.log_loss
+
+    def stop_after_two(*a, **k):  # noqa: ANN002, ANN003
+        calls["n"] += 1
+        if calls["n"] == 3:  # the third epoch's validation
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(tb, "log_loss", stop_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        tb.train(tb.load_config(None, sets), progress=False)
+    monkeypatch.setattr(tb, "log_loss", real)
+    runs = sorted((tmp_path / "runs").iterdir())
+    part = next(r for r in runs if not (r / "metrics.json").exists())
+    resumed = tb.main(["--resume", str(part), "--no-progress"])
+    assert resumed == 0
+    a = torch.load(Path(full["run_dir"]) / "model.pt", weights_only=True)
+    b = torch.load(part / "model.pt", weights_only=True)
+    assert all(torch.equal(a[k], b[k]) for k in a)  # the same network as without the interruption
+    shipped = tb.MODELS / "bidding_v2.pt"
+    stamp = shipped.stat().st_mtime_ns
+    with pytest.raises(FileExistsError, match="--force"):
+        tb.main(["--resume", str(part), "--ship", "bidding_v2"])
+    assert shipped.stat().st_mtime_ns == stamp
+    monkeypatch.setattr(tb, "MODELS", tmp_path / "models")
+    (tmp_path / "models").mkdir()
+    assert tb.main(["--resume", str(part), "--ship", "mine"]) == 0
+    assert json.loads((tmp_path / "models" / "mine.json").read_text())["format"]
 
 
 def test_compiled_encoder_equals_numpy_reference():

@@ -62,6 +62,7 @@ from skatsim.table import auction_text
 from .charts import contract_rates, plot_tournament
 from .config import ENGINES, GAME_COLUMNS, TOURNAMENT_FORMAT, TournamentConfig, arrangements, make_config
 from .engine import BACKENDS, default_chunk_size, iter_chunks, play_chunk
+from .league import LeagueResult, load_league, run_league
 from .result import TournamentResult
 from .runner import load_tournament, resume_tournament, run_tournament
 from .stats import (LIST_GAMES, Z95, agent_summary, board_margins, head_to_head, margin_difference,
@@ -71,4 +72,4 @@ __all__ = ["run_tournament", "resume_tournament", "load_tournament", "make_confi
            "BACKENDS", "ENGINES", "TournamentResult", "TournamentConfig", "arrangements", "play_chunk", "iter_chunks",
            "agent_summary", "head_to_head", "margin_difference", "pooled_head_to_head", "board_margins",
            "seat_games", "auction_text", "contract_rates", "plot_tournament", "GAME_COLUMNS", "Z95", "LIST_GAMES",
-           "TOURNAMENT_FORMAT"]
+           "TOURNAMENT_FORMAT", "run_league", "load_league", "LeagueResult"]

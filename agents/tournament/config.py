@@ -16,7 +16,7 @@ from skatsim._random import SeedLike, to_seed
 from skatsim.options import ISKO, SkatRules
 from skatsim.table import RESULT_COLUMNS
 
-from ..base import AgentSpec, SpecLike
+from ..base import AgentObject, AgentSpec, SpecLike, as_spec
 
 __all__ = ["TournamentConfig", "make_config", "arrangements", "arrangement_text", "GAME_COLUMNS",
            "TOURNAMENT_FORMAT", "ENGINES"]
@@ -25,7 +25,7 @@ TOURNAMENT_FORMAT = "skatsim-tournament/1"
 
 #: Column order of a tournament game row.
 GAME_COLUMNS: tuple[str, ...] = (("deal_id", "arrangement", "agent_0", "agent_1", "agent_2") + RESULT_COLUMNS
-                                 + ("auction", "time_0", "time_1", "time_2", "error", "error_seats"))
+                                 + ("auction", "time_0", "time_1", "time_2", "error", "error_seats", "traceback"))
 
 #: The ``engine`` values of a configuration.
 ENGINES = ("auto", "batch", "python")
@@ -52,11 +52,30 @@ def arrangement_text(arr: tuple[int, int, int]) -> str:
     return "".join(_LETTERS[i] for i in arr)
 
 
+class RecordedAgent:
+    """An agent object of a finished run, known by its recorded name only (it cannot play)."""
+
+    engine_policy = staticmethod(lambda: None)
+
+    def __init__(self, recorded: dict[str, Any]) -> None:
+        self.recorded = dict(recorded)
+        self.name = str(recorded["name"])
+
+    def to_text(self) -> str:
+        return self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.recorded)
+
+    def make(self) -> Any:
+        raise ValueError(f"the agent object {self.name!r} is recorded by name only; pass it again to play")
+
+
 @dataclass(frozen=True)
 class TournamentConfig:
     """Everything that determines a tournament's games (what a manifest writes down)."""
 
-    agents: tuple[AgentSpec, ...]
+    agents: tuple[AgentSpec | AgentObject | RecordedAgent, ...]
     n_deals: int
     seed: int
     rules: SkatRules = ISKO
@@ -84,10 +103,31 @@ class TournamentConfig:
                 "time_limit": self.time_limit}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "TournamentConfig":
+    def from_dict(cls, d: dict[str, Any], objects: Sequence[Any] | None = None, *,
+                  placeholders: bool = False) -> "TournamentConfig":
+        """The configuration a manifest wrote down. Agents seated as objects (:class:`AgentObject`)
+        are recorded by name only: give them again, in order, as ``objects`` (or, to read the
+        results without playing, ``placeholders=True``)."""
         tl = d.get("time_limit")
-        return cls(tuple(AgentSpec.from_dict(a) for a in d["agents"]), int(d["n_deals"]), int(d["seed"]),
-                   SkatRules.from_dict(d["rules"]), d.get("engine", "batch"), None if tl is None else float(tl))
+        given = list(objects or [])
+        agents: list[AgentSpec | AgentObject] = []
+        for a in d["agents"]:
+            if "object" not in a:
+                agents.append(AgentSpec.from_dict(a))
+                continue
+            if not given and placeholders:
+                agents.append(RecordedAgent(a))
+                continue
+            if not given:
+                raise ValueError(f"this tournament seats the agent object {a['name']!r} ({a['object']}), which a run "
+                                 "directory cannot rebuild: resume it from Python with the objects, "
+                                 "resume_tournament(path, agents=[...])")
+            obj = as_spec(given.pop(0))
+            if not isinstance(obj, AgentObject) or obj.name != a["name"]:
+                raise ValueError(f"the run seats the agent object {a['name']!r}; got {obj!r} in its place")
+            agents.append(obj)
+        return cls(tuple(agents), int(d["n_deals"]), int(d["seed"]), SkatRules.from_dict(d["rules"]),
+                   d.get("engine", "batch"), None if tl is None else float(tl))
 
     def differences(self, other: "TournamentConfig") -> list[str]:
         """What differs from ``other``, as ``"key: this vs other"`` lines (empty: the same games)."""
@@ -104,9 +144,9 @@ class TournamentConfig:
 def make_config(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
                 engine: str = "auto", time_limit: float | None = None) -> TournamentConfig:
     """Validate the arguments of :func:`run_tournament` into a :class:`TournamentConfig`."""
-    if isinstance(agents, (str, AgentSpec)) or len(agents) not in (2, 3):
+    if isinstance(agents, (str, AgentSpec, AgentObject)) or len(agents) not in (2, 3):
         raise ValueError(f"a tournament seats 2 or 3 agents, got {agents!r}")
-    specs = tuple(AgentSpec.coerce(a) for a in agents)
+    specs = tuple(as_spec(a) for a in agents)
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
         raise ValueError(f"n_deals must be a positive int, got {n_deals!r}")
     if not isinstance(rules, SkatRules):

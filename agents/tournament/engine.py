@@ -49,6 +49,7 @@ def _python_chunk(cfg: TournamentConfig, deal_ids: Sequence[int]) -> list[dict[s
                 row[f"time_{s}"] = game.decision_time[s]
             row["error"] = game.error_text
             row["error_seats"] = game.error_seats
+            row["traceback"] = game.error_traceback
             rows.append(row)
     return rows
 
@@ -66,7 +67,7 @@ def games_frame(rows: list[dict[str, Any]] | "pd.DataFrame") -> "pd.DataFrame":
     df["deal_id"] = df["deal_id"].astype(np.int64)
     for c in RESULT_DTYPE.names:
         df[c] = df[c].astype(RESULT_DTYPE[c])
-    for c in ("arrangement", "agent_0", "agent_1", "agent_2", "auction", "error"):
+    for c in ("arrangement", "agent_0", "agent_1", "agent_2", "auction", "error", "traceback"):
         df[c] = df[c].astype(object)
     for c in ("time_0", "time_1", "time_2"):
         df[c] = df[c].astype(np.float64)
@@ -97,6 +98,7 @@ def _batch_chunk(cfg: TournamentConfig, start: int, n: int, threads: int | None)
             df[f"time_{s}"] = np.nan
         df["error"] = ""
         df["error_seats"] = 0
+        df["traceback"] = ""
         parts.append(df)
     return pd.concat(parts, ignore_index=True)
 

@@ -37,7 +37,38 @@ class TournamentResult:
     @classmethod
     def from_games(cls, games: "pd.DataFrame") -> "TournamentResult":
         """Rebuild from a games table whose ``attrs`` carry the configuration."""
-        return cls(games, TournamentConfig.from_dict(games.attrs))
+        return cls(games, TournamentConfig.from_dict(games.attrs, placeholders=True))
+
+    @classmethod
+    def from_table(cls, games: "pd.DataFrame") -> "TournamentResult":
+        """Rebuild from a games table read back from a file (parquet keeps the configuration
+        in ``attrs``; a CSV does not: the agents then come from the ``arrangement`` and
+        ``agent_*`` columns, and seed and rules are unknown)."""
+        if games.attrs.get("agents"):
+            return cls.from_games(games)
+        from skatsim.options import ISKO
+
+        from .config import RecordedAgent
+
+        letters: dict[str, str] = {}
+        for arr, *names in games[["arrangement", "agent_0", "agent_1", "agent_2"]].drop_duplicates().itertuples(
+                index=False):
+            for letter, name in zip(str(arr), names):
+                letters.setdefault(letter, str(name))
+        labels = [letters[k] for k in sorted(letters)]
+        cfg = TournamentConfig(tuple(RecordedAgent({"name": n, "params": {}, "object": "?"}) for n in labels),
+                               int(games["deal_id"].nunique()), -1, ISKO, "unknown")
+        return cls(games, cfg)
+
+    @property
+    def boards_done(self) -> int:
+        """Boards with games in the table (fewer than ``config.n_deals`` in an unfinished run)."""
+        return int(self.games["deal_id"].nunique())
+
+    def progress_line(self) -> str:
+        """``"300 boards, complete"`` or ``"unfinished: 25 of 300 boards done"``."""
+        done, total = self.boards_done, self.config.n_deals
+        return f"{total:,} boards, complete" if done >= total else f"unfinished: {done:,} of {total:,} boards done"
 
     def summary(self) -> "pd.DataFrame":
         """Per-agent summary (:func:`agent_summary`)."""
@@ -67,8 +98,11 @@ class TournamentResult:
             show["decide s/game"] = [f"{t:.4f}" for t in s["time_per_game"]]
         show["errors"] = s["errors"]
         c = self.config
-        head = (f"duplicate tournament: {c.n_deals:,} boards x 6 arrangements = {len(self.games):,} games, "
-                f"seed {c.seed}, rules {c.rules.version}, {c.engine} engine")
+        done = self.boards_done
+        boards = f"{c.n_deals:,} boards" if done >= c.n_deals else f"{done:,} of {c.n_deals:,} boards (unfinished)"
+        seed = f"seed {c.seed}" if c.seed >= 0 else "seed unknown"
+        head = (f"duplicate tournament: {boards} x 6 arrangements = {len(self.games):,} games, "
+                f"{seed}, rules {c.rules.version}, {c.engine} engine")
         lines = [head, show.to_string()]
         for _, r in self.head_to_head().iterrows():
             lines.append(f"head to head {r['a']} - {r['b']}: {_pm(r['sf_diff_per_game'], r['sf_diff_per_game_ci'], '+.2f')}"

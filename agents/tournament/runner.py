@@ -73,7 +73,7 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
 
         if is_run_dir(out):
             run = _open_run(out)
-            old = TournamentConfig.from_dict(run.config)
+            old = TournamentConfig.from_dict(run.config, placeholders=True)
             diff = old.differences(cfg)
             if diff:
                 raise ValueError(f"{os.fspath(out)!r} holds a different tournament ("
@@ -101,14 +101,17 @@ def _open_run(path: str | os.PathLike[str]) -> Any:
 
 
 def resume_tournament(path: str | os.PathLike[str], *, workers: int = 1, progress: bool = True,
-                      backend: str = "local", address: str | None = None) -> "TournamentResult":
+                      backend: str = "local", address: str | None = None,
+                      agents: Sequence[Any] | None = None) -> "TournamentResult":
     """Finish the tournament of run directory ``path`` (its manifest's configuration): play
     the chunks without a shard and return the whole result, the same table as an
-    uninterrupted run (apart from the measured ``time_*`` columns)."""
+    uninterrupted run (apart from the measured ``time_*`` columns). ``agents``: the agent
+    objects the run seated (:class:`agents.base.AgentObject`), which a manifest cannot
+    rebuild."""
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers must be a positive int, got {workers!r}")
     run = _open_run(path)
-    cfg = TournamentConfig.from_dict(run.config)
+    cfg = TournamentConfig.from_dict(run.config, agents)
     return _run(cfg, run, workers=int(workers), progress=progress, chunk_size=None, backend=backend,
                 address=address)
 
@@ -117,7 +120,7 @@ def load_tournament(path: str | os.PathLike[str], *, partial: bool = False) -> "
     """The result stored in run directory ``path``; an unfinished run raises ``ValueError``
     unless ``partial=True`` (then the finished chunks only)."""
     run = _open_run(path)
-    cfg = TournamentConfig.from_dict(run.config)
+    cfg = TournamentConfig.from_dict(run.config, placeholders=True)
     todo = run.todo()
     if todo and not partial:
         raise ValueError(f"{os.fspath(path)!r} is unfinished: {len(todo)} of {len(run.bounds())} chunks to play "
@@ -157,6 +160,7 @@ def _run(cfg: TournamentConfig, run: Any, *, workers: int, progress: bool, chunk
                                       address=address):
             if run is not None:
                 run.write_shard(a, b, df, {"kind": "tournament", "boards": [a, b]})
+                _log_errors(run, df)
             parts.append(df)
             if bar is not None:  # chunks hold whole boards: the running figure is exact
                 bar.update(b - a)
@@ -178,3 +182,18 @@ def _run(cfg: TournamentConfig, run: Any, *, workers: int, progress: bool, chunk
         games.attrs["elapsed_s"] = before + time.perf_counter() - t0
         run.mark_complete(result.table(), elapsed_s=games.attrs["elapsed_s"])
     return result
+
+
+#: The agents' errors of a run directory, with their tracebacks (appended chunk by chunk).
+ERROR_LOG = "errors.txt"
+
+
+def _log_errors(run: Any, df: "pd.DataFrame") -> None:
+    """Append the errors of a finished chunk (with the agents' tracebacks) to the run's log."""
+    bad = df[df["error"] != ""]
+    if not len(bad):
+        return
+    with open(run.path / ERROR_LOG, "a", encoding="utf-8") as f:
+        for _, row in bad.iterrows():
+            f.write(f"--- board {row['deal_id']} arrangement {row['arrangement']} (deal seed {row['deal_seed']})\n")
+            f.write((row["traceback"] or row["error"]).rstrip("\n") + "\n")

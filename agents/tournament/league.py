@@ -1,0 +1,339 @@
+"""Leagues: every pair of agents in a duplicate tournament on the same boards, a matrix of the
+pairwise margins and a rating per agent, each with a 95% interval.
+
+:func:`run_league` plays, for each pair of the ``k`` agents, the two-agent duplicate
+tournament of :func:`agents.tournament.run_tournament` on the same ``n_deals`` boards (the
+same seed: board ``i`` is the same deal in every pair). With ``out=DIR`` each pair is a
+resumable run directory ``DIR/pair-i-j`` and ``DIR/manifest.json`` records the league, so an
+interrupted league resumes with the same call (or ``skatsim league --resume DIR``).
+
+The result (:class:`LeagueResult`):
+
+- :meth:`~LeagueResult.matrix`: for each ordered pair (row A, column B) the margin
+  ``A - B`` in Seeger-Fabian points per game over the boards, with the board-level 95%
+  half-width (as in a tournament's head-to-head);
+- :meth:`~LeagueResult.ratings`: per agent two ratings, each with a 95% interval from a
+  bootstrap over the boards (the same boards resampled for every pair, so the pairs'
+  correlation through the common deals is kept):
+
+  * ``rating``: Seeger-Fabian points per game against the league's average agent, the
+    least-squares fit of ``margin(A, B) = r_A - r_B`` over every pair with ``sum r = 0``
+    (for a full round robin: the mean of an agent's margins times ``(k - 1) / k``);
+  * ``elo``: a Bradley-Terry rating on the Elo scale (``400 log10`` of the strength,
+    mean 0) fitted by the minorisation-maximisation algorithm (Hunter 2004) to the boards
+    won, lost and tied (a tie counts half to each), a board being won by the agent with
+    the higher Seeger-Fabian points per game on it.
+
+>>> r = run_league(["random", "rule_based", "rule_based:random_cards=1"], n_deals=20, seed=3, progress=False)
+>>> list(r.ratings().index)[0], r.matrix().shape
+('rule_based', (3, 3))
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from skatsim._random import SeedLike, to_seed
+from skatsim.options import ISKO, SkatRules
+
+from ..base import SpecLike, as_spec
+from .runner import load_tournament, run_tournament
+from .stats import board_margins, mean_ci
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .result import TournamentResult
+
+__all__ = ["run_league", "load_league", "LeagueResult", "fit_ratings", "bradley_terry_elo", "LEAGUE_KIND"]
+
+#: ``kind`` of a league's manifest.
+LEAGUE_KIND = "league"
+_BOOTSTRAP = 1000
+
+
+def _labels(specs: Sequence[Any]) -> list[str]:
+    texts = [s.to_text() for s in specs]
+    return [t if texts[:i].count(t) == 0 else f"{t}#{texts[:i].count(t) + 1}" for i, t in enumerate(texts)]
+
+
+def fit_ratings(margins: dict[tuple[int, int], np.ndarray], k: int) -> np.ndarray:
+    """Least-squares ratings ``r`` (sum 0) with ``margin(i, j) ~ r_i - r_j`` from per-pair mean
+    margins (``margins[(i, j)]``: one value, or per-board values whose mean is used).
+
+    >>> fit_ratings({(0, 1): np.array([2.0]), (0, 2): np.array([4.0]), (1, 2): np.array([2.0])}, 3).round(6).tolist()
+    [2.0, 0.0, -2.0]
+    """
+    rows, y = [], []
+    for (i, j), m in margins.items():
+        row = np.zeros(k)
+        row[i], row[j] = 1.0, -1.0
+        rows.append(row)
+        y.append(float(np.mean(m)))
+    rows.append(np.ones(k))  # sum to zero
+    y.append(0.0)
+    r, *_ = np.linalg.lstsq(np.array(rows), np.array(y), rcond=None)
+    return r
+
+
+def bradley_terry_elo(wins: np.ndarray, iterations: int = 500) -> np.ndarray:
+    """Bradley-Terry strengths fitted to ``wins[i, j]`` (boards i won against j, ties counted
+    half) by minorisation-maximisation (Hunter 2004), on the Elo scale: ``400 log10``,
+    centred on 0. An agent that never wins is kept finite by a tiny prior win.
+
+    >>> bradley_terry_elo(np.array([[0, 3.0], [1.0, 0]])).round(1).tolist()   # 3:1, so 10**(d/400) = 3
+    [95.4, -95.4]
+    """
+    k = wins.shape[0]
+    w = wins + 1e-3 * (1 - np.eye(k))  # a tiny prior keeps every strength positive
+    n = w + w.T
+    p = np.ones(k)
+    for _ in range(iterations):
+        denom = (n / (p[:, None] + p[None, :])).sum(axis=1)  # the diagonal of n is 0
+        p_new = w.sum(axis=1) / denom
+        p_new /= np.exp(np.mean(np.log(p_new)))
+        if np.max(np.abs(p_new - p)) < 1e-12:
+            p = p_new
+            break
+        p = p_new
+    elo = 400.0 * np.log10(p)
+    return elo - elo.mean()
+
+
+@dataclass
+class LeagueResult:
+    """Every pair's tournament of a league (see the module docstring)."""
+
+    labels: tuple[str, ...]
+    pairs: dict[tuple[int, int], "TournamentResult"]
+    config: dict[str, Any]
+    _boards: Any = field(default=None, repr=False)
+
+    def board_table(self) -> "pd.DataFrame":
+        """Per board (rows, ``deal_id``) and pair (columns ``(i, j)``): the margin ``i - j``
+        in Seeger-Fabian points per game, on the boards every pair has played."""
+        import pandas as pd
+
+        if self._boards is None:
+            cols = {}
+            for (i, j), res in self.pairs.items():
+                cols[(i, j)] = board_margins(res.games, res.labels[0], res.labels[1])
+            df = pd.DataFrame(cols).dropna()
+            self._boards = df.sort_index()
+        return self._boards
+
+    @property
+    def n_boards(self) -> int:
+        return int(len(self.board_table()))
+
+    def matrix(self, ci: bool = False) -> "pd.DataFrame":
+        """Margins ``row - column`` (SF/game); ``ci=True``: their 95% half-widths instead."""
+        import pandas as pd
+
+        k = len(self.labels)
+        m = np.full((k, k), np.nan)
+        h = np.full((k, k), np.nan)
+        bt = self.board_table()
+        for (i, j) in self.pairs:
+            mean, half = mean_ci(bt[(i, j)].to_numpy(np.float64))
+            m[i, j], m[j, i] = mean, -mean
+            h[i, j] = h[j, i] = half
+        return pd.DataFrame(h if ci else m, index=list(self.labels), columns=list(self.labels))
+
+    def _ratings_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        bt = self.board_table()
+        k = len(self.labels)
+        margins = {p: bt[p].to_numpy(np.float64)[rows] for p in self.pairs}
+        r = fit_ratings(margins, k)
+        wins = np.zeros((k, k))
+        for (i, j), x in margins.items():
+            wins[i, j] = (x > 0).sum() + 0.5 * (x == 0).sum()
+            wins[j, i] = (x < 0).sum() + 0.5 * (x == 0).sum()
+        return r, bradley_terry_elo(wins)
+
+    def ratings(self, n_bootstrap: int = _BOOTSTRAP, seed: int = 0) -> "pd.DataFrame":
+        """Per agent, best first: ``rating`` (SF/game vs the league average) and ``elo``
+        (Bradley-Terry on boards won), each with its 95% bootstrap interval ``*_lo`` /
+        ``*_hi`` (``n_bootstrap`` resamples of the boards, seeded)."""
+        import pandas as pd
+
+        nb = self.n_boards
+        r0, e0 = self._ratings_of(np.arange(nb))
+        gen = np.random.default_rng(seed)
+        rs, es = [], []
+        for _ in range(n_bootstrap):
+            rows = gen.integers(0, nb, nb)
+            r, e = self._ratings_of(rows)
+            rs.append(r)
+            es.append(e)
+        rq = np.percentile(np.array(rs), [2.5, 97.5], axis=0)
+        eq = np.percentile(np.array(es), [2.5, 97.5], axis=0)
+        df = pd.DataFrame({"rating": r0, "rating_lo": rq[0], "rating_hi": rq[1], "elo": e0, "elo_lo": eq[0],
+                           "elo_hi": eq[1]}, index=list(self.labels))
+        df.index.name = "agent"
+        return df.sort_values("rating", ascending=False)
+
+    def table(self) -> str:
+        """The matrix (margins ± half-widths) and the ratings as text."""
+        import pandas as pd
+
+        m, h = self.matrix(), self.matrix(ci=True)
+        shown = pd.DataFrame([[("-" if i == j else f"{m.iat[i, j]:+.2f} ± {h.iat[i, j]:.2f}")
+                               for j in range(len(self.labels))] for i in range(len(self.labels))],
+                             index=m.index, columns=m.columns)
+        rt = self.ratings()
+        rshow = pd.DataFrame({
+            "rating (SF/game)": [f"{a:+.2f} [{lo:+.2f}, {hi:+.2f}]" for a, lo, hi in
+                                 zip(rt["rating"], rt["rating_lo"], rt["rating_hi"])],
+            "Elo (Bradley-Terry)": [f"{a:+.0f} [{lo:+.0f}, {hi:+.0f}]" for a, lo, hi in
+                                    zip(rt["elo"], rt["elo_lo"], rt["elo_hi"])]}, index=rt.index)
+        c = self.config
+        head = (f"league: {len(self.labels)} agents, {len(self.pairs)} pairs x {self.n_boards:,} boards "
+                f"(duplicate, seed {c.get('seed')}, rules {c.get('rules_version')})")
+        return "\n".join([head, "margin row - column, SF/game, 95% CI:", shown.to_string(),
+                          "ratings, 95% bootstrap intervals over the boards:", rshow.to_string()])
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def plot(self, path: str | os.PathLike[str]) -> None:
+        """A PNG: the margin matrix as a heat map (each cell ± its half-width) and the ratings
+        with their intervals (needs matplotlib)."""
+        try:
+            import matplotlib
+        except ImportError:
+            raise ImportError("a league plot needs matplotlib: pip install matplotlib") from None
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        m, h = self.matrix(), self.matrix(ci=True)
+        k = len(self.labels)
+        fig, axes = plt.subplots(1, 2, figsize=(6 + 1.6 * k, 3 + 0.9 * k),
+                                 gridspec_kw={"width_ratios": [1.3, 1]})
+        ax = axes[0]
+        lim = float(np.nanmax(np.abs(m.to_numpy()))) or 1.0
+        im = ax.imshow(m.to_numpy(), cmap="RdBu", vmin=-lim, vmax=lim)
+        for i in range(k):
+            for j in range(k):
+                if i != j:
+                    dark = abs(m.iat[i, j]) > 0.6 * lim
+                    ax.text(j, i, f"{m.iat[i, j]:+.1f}\n±{h.iat[i, j]:.1f}", ha="center", va="center", fontsize=8,
+                            color="white" if dark else "black")
+        ax.set_xticks(range(k), self.labels, rotation=30, ha="right", fontsize=8)
+        ax.set_yticks(range(k), self.labels, fontsize=8)
+        ax.set_title(f"margin row - column, SF/game ({self.n_boards:,} boards, 95% CI)", fontsize=9)
+        fig.colorbar(im, ax=ax, shrink=0.8)
+        rt = self.ratings()
+        ax = axes[1]
+        y = np.arange(len(rt))[::-1]
+        ax.errorbar(rt["rating"], y, xerr=[rt["rating"] - rt["rating_lo"], rt["rating_hi"] - rt["rating"]],
+                    fmt="o", capsize=4)
+        ax.set_yticks(y, rt.index, fontsize=8)
+        ax.axvline(0, color="black", lw=0.8)
+        ax.set_xlabel("rating: SF/game vs the league average (95% bootstrap CI)")
+        fig.tight_layout()
+        fig.savefig(os.fspath(path), dpi=110)
+        plt.close(fig)
+
+
+def run_league(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
+               workers: int = 1, progress: bool = True, out: str | os.PathLike[str] | None = None,
+               engine: str = "auto", backend: str = "local", address: str | None = None,
+               time_limit: float | None = None) -> LeagueResult:
+    """Play a league of 3 or more agents (see the module docstring): every pair's duplicate
+    tournament on the same ``n_deals`` boards of ``seed``. ``out``: a folder holding a run
+    directory per pair and the league's manifest; the same call on it resumes (a different
+    configuration is refused). The other arguments are those of :func:`run_tournament`."""
+    from skatsim.runs import read_manifest, write_manifest
+
+    specs = [as_spec(a) for a in agents]
+    if len(specs) < 3:
+        raise ValueError(f"a league needs 3 or more agents (for 2, run a tournament), got {len(specs)}")
+    labels = _labels(specs)
+    seed = to_seed(seed)
+    config = {"agents": [s.to_dict() for s in specs], "labels": labels, "n_deals": int(n_deals), "seed": seed,
+              "rules": rules.to_dict(), "rules_version": rules.version, "engine": engine}
+    folder = None if out is None else Path(out)
+    if folder is not None:
+        if (folder / "manifest.json").is_file():
+            old = read_manifest(folder)
+            if old.get("kind") != LEAGUE_KIND:
+                raise ValueError(f"{os.fspath(folder)!r} holds a {old.get('kind')} run, not a league")
+            if old["config"] != config:
+                diff = [k for k in config if old["config"].get(k) != config[k]]
+                raise ValueError(f"{os.fspath(folder)!r} holds another league (differs in {', '.join(diff)}); "
+                                 "choose a new folder, or the same agents and settings to resume")
+        else:
+            if folder.exists() and any(folder.iterdir()):
+                raise FileExistsError(f"{os.fspath(folder)!r} exists and is not empty; choose a new folder")
+            folder.mkdir(parents=True, exist_ok=True)
+            write_manifest(folder, LEAGUE_KIND, config, status="running")
+    pairs: dict[tuple[int, int], TournamentResult] = {}
+    for i, j in combinations(range(len(specs)), 2):
+        if progress:
+            print(f"league pair {labels[i]} vs {labels[j]}", flush=True)
+        pair_out = None if folder is None else folder / f"pair-{i}-{j}"
+        res = run_tournament([specs[i], specs[j]], n_deals, seed, rules=rules, workers=workers, progress=progress,
+                             engine=engine, out=pair_out, backend=backend, address=address, time_limit=time_limit)
+        pairs[(i, j)] = _relabel(res, labels[i], labels[j])
+    result = LeagueResult(tuple(labels), pairs, config)
+    if folder is not None:
+        write_manifest(folder, LEAGUE_KIND, config, status="complete")
+        (folder / "summary.txt").write_text(result.table() + "\n")
+    return result
+
+
+def _relabel(res: "TournamentResult", a: str, b: str) -> Any:
+    """The pair's games under the league's labels (a pair of equal specs is labelled ``#2``
+    there too): what a league reads of a pair is its games and its two labels."""
+    mapping = dict(zip(res.labels, (a, b)))
+    if all(k == v for k, v in mapping.items()):
+        return res
+    games = res.games.copy()
+    for s in range(3):
+        games[f"agent_{s}"] = games[f"agent_{s}"].map(mapping)
+    return _Relabelled(games, res.config, (a, b))
+
+
+class _Relabelled:
+    """A pair's result under the league's labels (the games and labels are what a league reads)."""
+
+    def __init__(self, games: "pd.DataFrame", config: Any, labels: tuple[str, str]) -> None:
+        self.games, self.config, self.labels = games, config, labels
+
+
+def load_league(path: str | os.PathLike[str], *, partial: bool = False) -> LeagueResult:
+    """The league stored in ``path`` (``partial=True``: the boards and pairs finished so far)."""
+    from skatsim.runs import read_manifest
+
+    folder = Path(path)
+    m = read_manifest(folder)
+    if m.get("kind") != LEAGUE_KIND:
+        raise ValueError(f"{os.fspath(folder)!r} holds a {m.get('kind')} run, not a league")
+    cfg = m["config"]
+    labels = cfg["labels"]
+    pairs: dict[tuple[int, int], Any] = {}
+    for i, j in combinations(range(len(labels)), 2):
+        d = folder / f"pair-{i}-{j}"
+        if not (d / "manifest.json").is_file():
+            if partial:
+                continue
+            raise ValueError(f"{os.fspath(folder)!r} is unfinished: pair {labels[i]} vs {labels[j]} has not started "
+                             f"(resume with skatsim league --resume {os.fspath(folder)})")
+        try:
+            res = load_tournament(d, partial=partial)
+        except ValueError:
+            if partial:
+                continue
+            raise
+        pairs[(i, j)] = _relabel(res, labels[i], labels[j])
+    if not pairs:
+        raise ValueError(f"{os.fspath(folder)!r} holds no finished chunk of any pair yet")
+    return LeagueResult(tuple(labels), pairs, cfg)
+

@@ -1,0 +1,146 @@
+"""The commands around the game: ``agents``, ``import-iss``, ``bench`` and ``train-bidding``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .options import UsageError, add_progress, int_arg
+
+__all__ = ["add_agents", "add_import_iss", "add_bench", "add_train_bidding", "source_tree"]
+
+
+def source_tree() -> Path:
+    """The source checkout this package runs from (``benchmarks/`` and ``experiments/`` live
+    there; they are not part of an installed wheel)."""
+    return Path(__file__).resolve().parent.parent
+
+
+# ----------------------------------------------------------------------------- agents
+
+
+def _cmd_agents(args: argparse.Namespace) -> int:
+    from agents import list_agents
+
+    reg = list_agents()
+    if args.json:
+        print(json.dumps(reg, indent=2, default=str))
+        return 0
+    for name, info in reg.items():
+        engine = f"  [batch engine: {info['engine']}]" if info["engine"] else "  [Python only]"
+        print(f"{name}: {info['doc']}{engine}")
+        if not info["params"]:
+            print("    (no parameters)")
+        for k, v in info["params"].items():
+            doc = info["params_doc"].get(k, "")
+            print(f"    {k} = {v!r}" + (f"  {doc}" if doc else ""))
+    print("spec syntax: NAME or NAME:key=value,key=value; an agent of your own: module:Class or "
+          "module:Class:key=value (importable from the Python path), or registered by a package through the "
+          "'skatsim.agents' entry-point group")
+    return 0
+
+
+def add_agents(sub: Any) -> None:
+    sp = sub.add_parser("agents", help="list the registered agents and their parameters",
+                        description="List the registered agents (and those installed packages add) with their "
+                                    "parameters and defaults.")
+    sp.add_argument("--json", action="store_true", help="as JSON")
+    sp.set_defaults(func=_cmd_agents, parser=sp)
+
+
+# ----------------------------------------------------------------------------- import-iss
+
+
+def _cmd_import_iss(args: argparse.Namespace) -> int:
+    from skatsim.iss_import import import_iss
+
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UsageError(f"--out {args.out!r} is a file; give a folder for games.parquet, decisions.parquet, "
+                         "errors.jsonl and summary.json")
+    summ = import_iss(args.file, args.out, progress=not args.no_progress, chunk=args.chunk, limit=args.limit)
+    print(summ)
+    return 0
+
+
+def add_import_iss(sub: Any) -> None:
+    sp = sub.add_parser("import-iss", help="import ISS game records into parquet tables",
+                        description="Read International Skat Server records (plain or .bz2, streamed), replay "
+                                    "each through the rules, compare with the server's result line and write "
+                                    "games.parquet, decisions.parquet, errors.jsonl, summary.json and a manifest "
+                                    "into --out. Every readable record is kept (unusual ones with a note).")
+    sp.add_argument("file", help="ISS records, one game per line (.sgf, .txt or .bz2)")
+    sp.add_argument("--out", required=True, metavar="DIR",
+                    help="output folder (relative to the current one)")
+    add_progress(sp)
+    sp.add_argument("--limit", type=int_arg(1, None, "a record count"), default=None, help="read at most N records")
+    sp.add_argument("--chunk", type=int_arg(1, None, "a record count"), default=20_000,
+                    help="records per parquet row group (memory bound; default 20,000)")
+    sp.set_defaults(func=_cmd_import_iss, parser=sp)
+
+
+# ----------------------------------------------------------------------------- bench
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    import subprocess
+
+    folder = source_tree() / "benchmarks"
+    names = sorted(p.stem for p in folder.glob("*.py") if not p.name.startswith("_")) if folder.is_dir() else []
+    if not names:
+        raise UsageError(f"no benchmarks found (looked in {folder}; they ship with the source tree, not the wheel)")
+    if args.name is None or args.name == "list":
+        print("benchmarks: " + ", ".join(names) + f"  (in {folder}; skatsim bench NAME --help for its options)")
+        return 0
+    if args.name not in names:
+        raise UsageError(f"unknown benchmark {args.name!r}; benchmarks: {', '.join(names)}")
+    cmd = [sys.executable, str(folder / f"{args.name}.py"), *args.rest]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source_tree()), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.call(cmd, env=env)  # in the current folder: its outputs go to ./runs unless told otherwise
+
+
+def add_bench(sub: Any) -> None:
+    sp = sub.add_parser("bench", help="run a benchmark script (benchmarks/NAME.py)",
+                        description="Run one of the benchmarks/ scripts of the source tree with this Python, in "
+                                    "the current folder; the arguments after NAME go to the script (skatsim "
+                                    "bench agents --help).")
+    sp.add_argument("name", nargs="?", default=None, metavar="NAME",
+                    help="benchmark name (agents, deals_per_second, solver ...); 'list' or nothing lists them")
+    sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the script")
+    sp.set_defaults(func=_cmd_bench, parser=sp)
+
+
+# ----------------------------------------------------------------------------- train-bidding
+
+
+def train_bidding_script() -> Path:
+    script = source_tree() / "experiments" / "train_bidding.py"
+    if not script.is_file():
+        raise UsageError(f"experiments/train_bidding.py not found (looked at {script}; it ships with the source "
+                         "tree, not the wheel)")
+    return script
+
+
+def run_train_bidding(argv: list[str]) -> int:
+    """``skatsim train-bidding ...``: the arguments (``--help`` included) belong to
+    ``experiments/train_bidding.py``, run in this process (Ctrl-C and errors behave like
+    every other command)."""
+    import importlib.util
+
+    script = train_bidding_script()
+    spec = importlib.util.spec_from_file_location("skatsim_train_bidding", script)
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(mod)
+    return int(mod.main(argv, prog="skatsim train-bidding"))
+
+
+def add_train_bidding(sub: Any) -> None:
+    sp = sub.add_parser("train-bidding", help="label hands, train the bidding network, or run its tournament",
+                        description="experiments/train_bidding.py: skatsim train-bidding --help lists its options.",
+                        add_help=False)
+    sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for experiments/train_bidding.py")
+    sp.set_defaults(func=lambda args: run_train_bidding(list(args.rest)), parser=sp)
