@@ -10,7 +10,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q torch==2.13.0 || echo "torch==2.13.0 not available here; using torch>=2.2 from pyproject"
-.venv/bin/python -m pip install -q -e ".[dev,crosscheck,ray,web]"
+.venv/bin/python -m pip install -q -e ".[dev,crosscheck,ray,rl,web]"
 # The browser test of the web table (tests/test_web_browser.py) drives Debian's Chromium through
 # chromedriver. Installed with apt-get when missing (CI runs as root); where that is not possible
 # the step says so and the browser test skips with the reason. SKATSIM_NO_BROWSER=1 skips it.

@@ -9,7 +9,17 @@ hooks are optional:
   ``skatsim.bits.seat_stream(deal_seed, seat)`` (keyed on deal and seat, never on who sits
   there: common random numbers in duplicate play);
 - ``observe(seat, action)`` after every action at the table (the declarer's discards
-  are shown to the other seats as ``-1``).
+  are shown to the other seats as ``-1``);
+- ``act_batch(observations, legal_masks) -> actions``: decide for many games at once
+  (a batch agent, e.g. a torch network). ``observations`` is ``float32 (k, OBS_SIZE)``
+  (the observation tensors of the seats to move, :data:`skatsim.observation.OBS_LAYOUT`),
+  ``legal_masks`` ``bool (k, NUM_ACTIONS)``; it returns ``k`` action ids. An entry ``-1``
+  hands that decision to a per-seat instance of the agent through ``act(obs)`` (with the
+  usual ``reset`` / ``observe`` hooks), e.g. for phases it does not batch. The vectorised
+  driver (:func:`agents.vecplay.play_boards`) calls it once per step for every game in
+  which the agent is to move; the batch instance gets no ``reset`` or ``observe`` calls,
+  so what it decides must follow from the tensor alone. ``act_batch`` must choose what
+  ``act`` would on the same observation (the table uses ``act``).
 
 No agent ever receives a :class:`~skatsim.SkatState` or a hidden card. Agents must be
 deterministic given the ``reset`` stream, and copyable with :func:`copy.deepcopy` (the
@@ -60,8 +70,9 @@ DUPLICATE_LOSS_PENALTY = SF_DEFENDER_3 / 2
 class Agent(Protocol):
     """What the table needs from a player: a ``name`` and ``act``.
 
-    Optional hooks (looked up with ``getattr``): ``reset(deal_id: int, seat: int, rng: int)``
-    and ``observe(seat: int, action: int)``; see the module docstring.
+    Optional hooks (looked up with ``getattr``): ``reset(deal_id: int, seat: int, rng: int)``,
+    ``observe(seat: int, action: int)`` and ``act_batch(observations, legal_masks) -> actions``
+    (batched decisions, ``-1`` to defer one to ``act``); see the module docstring.
     """
 
     name: str

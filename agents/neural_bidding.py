@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP
 from .bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
@@ -233,6 +233,37 @@ def default_model_path() -> Path:
     return Path(__file__).resolve().parent / "models" / "bidding_v2"
 
 
+@njit(cache=True, parallel=True)
+def _dense_rows(x, wt, b, relu, out):
+    """``out = x @ wt + b`` (ReLU optionally), row by row in a fixed order: a row's result
+    does not depend on the other rows (zero inputs are skipped, the same in every batch)."""
+    for i in prange(x.shape[0]):
+        o = out[i]
+        for j in range(wt.shape[1]):
+            o[j] = b[j]
+        for k in range(wt.shape[0]):
+            xk = x[i, k]
+            if xk != 0.0:
+                for j in range(wt.shape[1]):
+                    o[j] += xk * wt[k, j]
+        if relu:
+            for j in range(wt.shape[1]):
+                if o[j] < 0.0:
+                    o[j] = 0.0
+
+
+@njit(cache=True, parallel=True)
+def _heads_rows(h, p, e):
+    """Win probabilities (sigmoid of the clipped logits) and expected list scores x 100."""
+    nc = p.shape[1]
+    one = np.float32(1.0)
+    for i in prange(h.shape[0]):
+        for j in range(nc):
+            lg = min(max(h[i, j], np.float32(-30.0)), np.float32(30.0))
+            p[i, j] = one / (one + np.exp(-lg))
+            e[i, j] = h[i, nc + j] * np.float32(100.0)
+
+
 class _Model:
     """A loaded bidding network: torch for batches, a numpy copy for the agent."""
 
@@ -242,6 +273,7 @@ class _Model:
         sd = net.state_dict()
         self._w = [(sd[k].numpy().astype(np.float32), sd[k.replace("weight", "bias")].numpy().astype(np.float32))
                    for k in sd if k.endswith("weight")]
+        self._wt = [(np.ascontiguousarray(w.T), np.ascontiguousarray(b)) for w, b in self._w]
 
     def predict(self, x: np.ndarray, *, batch: int = 65536) -> tuple[np.ndarray, np.ndarray]:
         """``(p_win, e_list)`` per row and contract (torch, batched)."""
@@ -255,6 +287,21 @@ class _Model:
         if not ps:
             return np.zeros((0, N_CONTRACTS), np.float32), np.zeros((0, N_CONTRACTS), np.float32)
         return np.concatenate(ps), np.concatenate(es)
+
+    def predict_rows(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(p_win, e_list)`` per row, compiled, each row computed by the same arithmetic
+        whatever the batch (BLAS results depend on the batch size): what the agent uses, so
+        its decisions one at a time (``act``) and in batches (``act_batch``) are the same."""
+        h = np.ascontiguousarray(x, dtype=np.float32)
+        last = len(self._wt) - 1
+        for i, (wt, b) in enumerate(self._wt):
+            out = np.empty((h.shape[0], wt.shape[1]), np.float32)
+            _dense_rows(h, wt, b, i < last, out)
+            h = out
+        p = np.empty((h.shape[0], N_CONTRACTS), np.float32)
+        e = np.empty((h.shape[0], N_CONTRACTS), np.float32)
+        _heads_rows(h, p, e)
+        return p, e
 
     def predict_np(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The same in numpy (small batches: no torch overhead, thread-free)."""
@@ -367,6 +414,47 @@ def contract_scores(p: np.ndarray, hand: int, bid: int, penalty: float, twelve: 
     return out
 
 
+class _Info:
+    """What the network's decisions read of an observation: from a typed
+    :class:`~skatsim.observation.Observation` (``act``) or from its tensor and legal mask
+    (``act_batch``); the two give the same values."""
+
+    __slots__ = ("hand", "seat", "bid", "phase", "legal", "picked", "discard", "ctx")
+
+    def __init__(self, hand: int, seat: int, bid: int, phase: str, legal: list[int], picked: bool, discard: int,
+                 ctx: np.ndarray | None) -> None:
+        self.hand, self.seat, self.bid, self.phase = hand, seat, bid, phase
+        self.legal, self.picked, self.discard, self.ctx = legal, picked, discard, ctx
+
+    @classmethod
+    def of_obs(cls, obs: "Observation") -> "_Info":
+        return cls(obs.hand.mask, obs.seat, obs.bid, obs.phase, obs.legal_actions, obs.skat_picked_up,
+                   obs.discard.mask if obs.discard is not None else 0, context_of(obs.view, obs.seat))
+
+    @classmethod
+    def coerce(cls, obs: Any) -> "_Info":
+        return obs if isinstance(obs, _Info) else cls.of_obs(obs)
+
+    @classmethod
+    def of_tensor(cls, t: np.ndarray, mask: np.ndarray, by_bid: bool = True) -> "_Info":
+        from skatsim.observation import OBS_OFFSETS as O
+
+        def bits(part: str) -> int:
+            return int(sum(1 << int(i) for i in np.flatnonzero(t[O[part]] > 0)))
+
+        seat = int(np.argmax(t[O["seat"]]))
+        lvl = int(np.argmax(t[O["bid_level"]]))
+        bid = BID_VALUES[lvl - 1] if lvl else 0
+        phase = G.PHASE_NAMES[int(np.argmax(t[O["phase"]]))]
+        ctx = None
+        if not by_bid:  # context_of(view, seat) from the tensor's public bidding parts
+            nxt, prv = (seat + 1) % 3, (seat + 2) % 3
+            passed, sb = t[O["passed"]], t[O["seat_bids"]]
+            ctx = np.array([bid / _TOP, passed[nxt], passed[prv], sb[nxt], sb[prv]], np.float32)
+        return cls(bits("hand"), seat, bid, phase, np.flatnonzero(mask).tolist(), bool(t[O["flags"]][4] > 0),
+                   bits("discard"), ctx)
+
+
 # ----------------------------------------------------------------------------- the agent
 
 
@@ -444,40 +532,100 @@ class NeuralBidderAgent:
             f(seat, action)
 
     def act(self, obs: "Observation") -> int:
-        legal = obs.legal_actions
+        a = self._run(self._decide(_Info.of_obs(obs)))
+        return int(self._delegate.act(obs)) if a is None else a
+
+    def act_batch(self, observations: np.ndarray, legal_masks: np.ndarray) -> np.ndarray:
+        """The network's decisions (bidding, skat, declaration; the discard unless
+        ``discard="rule_based"``) for a batch of observation tensors, with every network
+        evaluation of the batch in one compiled call; ``-1`` for the decisions of the
+        delegate (card play, Kontra/Re, the rule-based discard), which
+        :func:`agents.vecplay.play_boards` then asks through :meth:`act`. The same actions
+        as :meth:`act` on the same observations."""
+        k = len(observations)
+        out = np.full(k, -1, dtype=np.int64)
+        gens: dict[int, Any] = {}
+        pending: dict[int, np.ndarray] = {}
+        for j in range(k):
+            g = self._decide(_Info.of_tensor(observations[j], legal_masks[j], self.by_bid))
+            try:
+                pending[j] = next(g)
+                gens[j] = g
+            except StopIteration as stop:
+                out[j] = -1 if stop.value is None else stop.value
+        while pending:
+            keys = list(pending)
+            sizes = [len(pending[j]) for j in keys]
+            p, e = self.model.predict_rows(np.concatenate([pending[j] for j in keys]))
+            pending = {}
+            at = 0
+            for j, m in zip(keys, sizes):
+                try:
+                    pending[j] = gens[j].send((p[at:at + m], e[at:at + m]))
+                except StopIteration as stop:
+                    out[j] = -1 if stop.value is None else stop.value
+                    del gens[j]
+                at += m
+        if len(self._cache) > 100_000 or len(self._pick) > 100_000:  # the batch instance is never reset
+            self._cache, self._pick, self._plans = {}, {}, {}
+        return out
+
+    def _run(self, gen: Any) -> Any:
+        """Drive a decision generator, evaluating each network request at once."""
+        try:
+            x = next(gen)
+            while True:
+                x = gen.send(self.model.predict_rows(x))
+        except StopIteration as stop:
+            return stop.value
+
+    def _decide(self, info: "_Info") -> Any:
+        """Generator of one decision: yields feature rows, receives ``(p, e)``, returns the
+        action (``None``: the delegate decides)."""
+        legal = info.legal
         if len(legal) == 1:
             return legal[0]
-        ph = obs.phase
+        ph = info.phase
         if ph == "bidding":
-            return self._bid(obs, legal)
+            return (yield from self._bid(info, legal))
         if ph == "skat":
-            return self._skat(obs, legal)
+            return (yield from self._skat(info, legal))
         if ph == "discard":
-            return self._discard(obs, legal)
+            if self.discard == "rule_based":
+                return None
+            return (yield from self._discard(info, legal))
         if ph == "declare":
-            return self._declare(obs, legal)
-        return int(self._delegate.act(obs))
+            return (yield from self._declare(info, legal))
+        return None
 
     # ------------------------------------------------------------------ evaluation
     def predict(self, hand: int, seat: int, context: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(p_win, e_list)`` per contract for ``hand`` in ``seat``."""
+        return self._run(self._predict(hand, seat, context))
+
+    def _predict(self, hand: int, seat: int, context: np.ndarray | None = None) -> Any:
         ctx = np.zeros(5, np.float32) if context is None else np.asarray(context, np.float32)
         key = (int(hand), int(seat), ctx.tobytes())
         if key not in self._cache:
             x = encode_features([hand], [seat], ctx[None, :])
-            p, e = self.model.predict_np(x)
+            p, e = yield x
             self._cache[key] = np.stack([p[0], e[0]])
         r = self._cache[key]
         return r[0], r[1]
 
-    def context(self, obs: "Observation", bid: int) -> np.ndarray:
+    def context(self, obs: Any, bid: int) -> np.ndarray:
         """The bidding block for a decision at ``bid`` (see the module docstring)."""
-        return bid_context(bid) if self.by_bid else context_of(obs.view, obs.seat)
+        if self.by_bid:
+            return bid_context(bid)
+        return obs.ctx if isinstance(obs, _Info) else context_of(obs.view, obs.seat)
 
-    def scores(self, obs: "Observation", bid: int) -> np.ndarray:
+    def scores(self, obs: Any, bid: int) -> np.ndarray:
         """Expected relative SF per contract of the dealt ten cards at ``bid``."""
-        p, _ = self.predict(obs.hand.mask, obs.seat, self.context(obs, bid))
-        return contract_scores(p, obs.hand.mask, bid, self.loss_penalty)
+        return self._run(self._scores(_Info.coerce(obs), bid))
+
+    def _scores(self, info: "_Info", bid: int) -> Any:
+        p, _ = yield from self._predict(info.hand, info.seat, self.context(info, bid))
+        return contract_scores(p, info.hand, bid, self.loss_penalty)
 
     def _skat_plans(self, hand: int, seat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For ``skats`` sampled skats (seeded by the hand) and each game: the ten cards
@@ -493,16 +641,19 @@ class NeuralBidderAgent:
             self._plans[key] = (sk, kept, _mats12(twelve))
         return self._plans[key]
 
-    def pickup_value(self, obs: "Observation", bid: int) -> float:
+    def pickup_value(self, obs: Any, bid: int) -> float:
         """Expected relative SF of picking up at ``bid``: the mean over sampled skats of
         the best game after its discard (the kept ten valued by the hand-game heads)."""
-        key = (obs.hand.mask, obs.seat, int(bid))
+        return self._run(self._pickup_value(_Info.coerce(obs), bid))
+
+    def _pickup_value(self, info: "_Info", bid: int) -> Any:
+        key = (info.hand, info.seat, int(bid))
         if key in self._pick:
             return self._pick[key]
-        _, kept, mats = self._skat_plans(obs.hand.mask, obs.seat)
+        _, kept, mats = self._skat_plans(info.hand, info.seat)
         k = len(kept)
-        ctx = np.repeat(self.context(obs, bid)[None, :], kept.size, axis=0)
-        p, _ = self.model.predict_np(encode_features(kept.reshape(-1), [obs.seat], ctx))
+        ctx = np.repeat(self.context(info, bid)[None, :], kept.size, axis=0)
+        p, _ = yield encode_features(kept.reshape(-1), [info.seat], ctx)
         p = p.reshape(k, 6, N_CONTRACTS)
         best = np.full(k, -np.inf)
         for g in range(6):  # the hand-game head of game g values the ten kept for g
@@ -512,41 +663,48 @@ class NeuralBidderAgent:
         self._pick[key] = v
         return v
 
-    def value(self, obs: "Observation", bid: int) -> float:
+    def value(self, obs: Any, bid: int) -> float:
         """What winning the auction at ``bid`` is worth: the best hand game or the pickup."""
-        return max(float(self.scores(obs, bid)[6:].max()), self.pickup_value(obs, bid))
+        return self._run(self._value(_Info.coerce(obs), bid))
 
-    def max_bid(self, obs: "Observation") -> int:
+    def _value(self, info: "_Info", bid: int) -> Any:
+        sc = yield from self._scores(info, bid)
+        pv = yield from self._pickup_value(info, bid)
+        return max(float(sc[6:].max()), pv)
+
+    def max_bid(self, obs: Any) -> int:
         """The highest bid the predictions justify (0: none)."""
+        info = _Info.coerce(obs)
         top = 0
         for b in BID_VALUES:
-            if self.value(obs, b) + self.aggressiveness >= 0:
+            if self.value(info, b) + self.aggressiveness >= 0:
                 top = b
             elif b > 24:
                 break
         return top
 
     # ------------------------------------------------------------------ decisions
-    def _bid(self, obs: "Observation", legal: list[int]) -> int:
+    def _bid(self, info: "_Info", legal: list[int]) -> Any:
         bids = [a for a in legal if BID_BASE <= a < PASS]
         if bids:
             nxt = min(bids)
             b = BID_VALUES[nxt - BID_BASE]
-            ok = self.value(obs, b) + self.aggressiveness >= 0
+            ok = (yield from self._value(info, b)) + self.aggressiveness >= 0
             return nxt if ok else PASS
         if HOLD in legal:
-            ok = self.value(obs, obs.bid) + self.aggressiveness >= 0
+            ok = (yield from self._value(info, info.bid)) + self.aggressiveness >= 0
             return HOLD if ok else PASS
         return PASS if PASS in legal else legal[0]
 
-    def _skat(self, obs: "Observation", legal: list[int]) -> int:
-        best_hand = float(self.scores(obs, obs.bid)[6:].max())
-        return HAND if HAND in legal and best_hand > self.pickup_value(obs, obs.bid) else PICKUP
+    def _skat(self, info: "_Info", legal: list[int]) -> Any:
+        best_hand = float((yield from self._scores(info, info.bid))[6:].max())
+        pv = yield from self._pickup_value(info, info.bid)
+        return HAND if HAND in legal and best_hand > pv else PICKUP
 
     def _after_pickup(self, cards: int, seat: int, twelve: int, bid: int, ctx: np.ndarray,
-                      first: int = -1) -> tuple[int, int, float]:
+                      first: int = -1) -> Any:
         """Best ``(game, discard mask, score)`` of twelve cards (``cards`` held now; ``first``:
-        the card already discarded, or -1).
+        the card already discarded, or -1) (a decision generator).
 
         ``discard="plans"``: each game with its own rule-based discard plan
         (:func:`agents.bidding_data.discard_for`); ``"model"``: every pair of cards for every
@@ -566,7 +724,7 @@ class NeuralBidderAgent:
         row = {pr: i for i, pr in enumerate(pairs)}
         tens = np.array([twelve & ~pr for pr in pairs], np.int64)
         x = encode_features(tens, [seat], np.repeat(ctx[None, :], len(tens), axis=0))
-        p, _ = self.model.predict_np(x)
+        p, _ = yield x
         mats = _mats12(np.array([twelve], np.int64))[0]
         best = (cand[0][0], cand[0][1], -np.inf)
         for g, pr in cand:  # the hand-game head values the ten cards that will play
@@ -576,20 +734,19 @@ class NeuralBidderAgent:
                 best = (g, pr, sc)
         return best
 
-    def _discard(self, obs: "Observation", legal: list[int]) -> int:
-        if self.discard == "rule_based":
-            return int(self._delegate.act(obs))
-        cards = obs.hand.mask
-        gone = obs.discard.mask if obs.discard is not None else 0
+    def _discard(self, info: "_Info", legal: list[int]) -> Any:
+        cards = info.hand
+        gone = info.discard
         twelve = cards | gone
         first = (gone & -gone).bit_length() - 1 if gone else -1
-        _, pair, _ = self._after_pickup(cards, obs.seat, twelve, obs.bid, self.context(obs, obs.bid), first)
+        _, pair, _ = yield from self._after_pickup(cards, info.seat, twelve, info.bid, self.context(info, info.bid),
+                                                   first)
         for c in sorted(legal):
             if (pair >> c) & 1:
                 return c
         return legal[0]  # pragma: no cover - the pair holds a legal card
 
-    def _declare(self, obs: "Observation", legal: list[int]) -> int:
+    def _declare(self, info: "_Info", legal: list[int]) -> Any:
         options = {}
         for a in legal:
             c = Contract.from_code(DECLARATIONS[a - DECLARE_BASE])
@@ -597,19 +754,18 @@ class NeuralBidderAgent:
                 continue
             options[c.game] = a
         if not options:
-            return int(self._delegate.act(obs))
-        hand_game = not obs.skat_picked_up
+            return None
+        hand_game = not info.picked
         if hand_game:
-            sc = self.scores(obs, obs.bid)[6:]
+            sc = (yield from self._scores(info, info.bid))[6:]
         else:
-            cards = obs.hand.mask
-            disc = obs.discard.mask if obs.discard is not None else 0
-            twelve = cards | disc
-            p, _ = self.predict(cards, obs.seat, self.context(obs, obs.bid))
+            cards = info.hand
+            twelve = cards | info.discard
+            p, _ = yield from self._predict(cards, info.seat, self.context(info, info.bid))
             mats = _mats12(np.array([twelve], np.int64))[0]
             sc = np.full(6, -np.inf)
             for g in range(6):
-                sc[g] = float(_game_sf(p[6 + g:7 + g], g, mats[g:g + 1] if g != NULL else None, False, obs.bid,
+                sc[g] = float(_game_sf(p[6 + g:7 + g], g, mats[g:g + 1] if g != NULL else None, False, info.bid,
                                        self.loss_penalty)[0])
         best = max(options, key=lambda g: (sc[g], -g))
         return options[best]

@@ -69,7 +69,7 @@ from skatsim.state import SkatState
 from .base import AgentSpec, make_agent
 
 __all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "TimeLimitError",
-           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock"]
+           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock", "decide", "check_action"]
 
 #: What :class:`Table` does when an agent fails: raise, or record it and settle the game.
 ON_ERROR = ("raise", "forfeit")
@@ -87,12 +87,14 @@ class AgentError(RuntimeError):
     so a tournament can record the error against the agent.
     """
 
-    def __init__(self, message: str, *, agent: str, seat: int, phase: str, action: Any = None) -> None:
+    def __init__(self, message: str, *, agent: str, seat: int, phase: str, action: Any = None,
+                 decision_time: float | None = None) -> None:
         super().__init__(message)
         self.agent = agent
         self.seat = seat
         self.phase = phase
         self.action = action
+        self.decision_time = decision_time  # the time the failed decision counts (None: not counted)
 
 
 class IllegalActionError(AgentError, ValueError):
@@ -196,18 +198,68 @@ def _resolve_agents(agents: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _illegal_text(name: str, seat: int, phase: str, action: Any, state: SkatState) -> str:
+def _illegal_text(name: str, seat: int, phase: str, action: Any, legal: Sequence[int]) -> str:
     """What an agent returned that the table cannot use, and what it should have returned."""
-    legal = " ".join(action_to_string(a) for a in state.legal_actions())
+    shown = " ".join(action_to_string(a) for a in legal)
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         return (f"agent {name!r} (seat {seat}) returned {action!r} ({type(action).__name__}) in phase {phase}: "
-                f"act() must return an action id (an int, one of obs.legal_actions); legal: {legal}")
+                f"act() must return an action id (an int, one of obs.legal_actions); legal: {shown}")
     try:
         text = repr(action_to_string(int(action)))
     except (ValueError, TypeError, IndexError):
         text = "not an action id"
     return (f"agent {name!r} (seat {seat}) returned the illegal action {int(action)} ({text}) in phase {phase}; "
-            f"legal: {legal}")
+            f"legal: {shown}")
+
+
+def decide(agent: Any, obs: Any, seat: int, phase: str, legal: Sequence[int],
+           time_limit: float | None = None) -> tuple[int, float]:
+    """One decision of ``agent`` for ``seat`` on ``obs``: ``(action, seconds of CPU time)``.
+
+    The action is checked against ``legal`` (the state's legal actions, never the agent's
+    copy of the list). Raises :class:`AgentError` when the agent raises,
+    :class:`TimeLimitError` past ``time_limit`` seconds (:func:`agent_clock`) and
+    :class:`IllegalActionError` for an action not in ``legal``; the error's
+    ``decision_time`` is the time the decision counts (``None`` when the agent raised).
+    :class:`Table` and the vectorised driver (:mod:`agents.vecplay`) both decide through it.
+    """
+    name = _agent_name(agent)
+    collect = gc.isenabled()
+    gc.disable()  # the interpreter's garbage collection is the table's time, not the agent's
+    t0 = agent_clock()
+    try:
+        with _deadline(time_limit):
+            action = agent.act(obs)
+    except _Alarm:
+        dt = agent_clock() - t0
+        raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {time_limit:g} s in phase "
+                             f"{phase} (interrupted after {dt:.3f} s of CPU time)", agent=name, seat=seat,
+                             phase=phase, decision_time=dt) from None
+    except Exception as e:
+        raise AgentError(f"agent {name!r} (seat {seat}) raised {type(e).__name__} in phase "
+                         f"{phase}: {e}", agent=name, seat=seat, phase=phase) from e
+    finally:
+        if collect:
+            gc.enable()
+    dt = agent_clock() - t0
+    if time_limit is not None and dt > time_limit:
+        raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {time_limit:g} s in phase "
+                             f"{phase} ({dt:.3f} s of CPU time)", agent=name, seat=seat, phase=phase,
+                             decision_time=dt)
+    return check_action(name, action, seat, phase, legal, dt), dt
+
+
+def check_action(name: str, action: Any, seat: int, phase: str, legal: Sequence[int], dt: float | None = None) -> int:
+    """``action`` as an int if it is in ``legal``, else :class:`IllegalActionError` (naming
+    agent ``name``, the seat, the phase and the legal actions; ``dt``: the decision's time)."""
+    ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+    if ok:
+        action = int(action)
+        ok = action in legal
+    if not ok:
+        raise IllegalActionError(_illegal_text(name, seat, phase, action, legal), agent=name, seat=seat, phase=phase,
+                                 action=action, decision_time=dt)
+    return action
 
 
 class Table:
@@ -285,43 +337,17 @@ class Table:
         seat = state.current_player()
         if seat < 0:
             raise ValueError("the game is over")
-        agent = self.agents[seat]
-        obs = state.observation(seat)
         phase = state.phase
-        name = _agent_name(agent)
-        limit = self.time_limit
-        collect = gc.isenabled()
-        gc.disable()  # the interpreter's garbage collection is the table's time, not the agent's
-        t0 = agent_clock()
         try:
-            with _deadline(limit):
-                action = agent.act(obs)
-        except _Alarm:
-            dt = agent_clock() - t0
-            self.decision_time[seat] += dt
-            self.decisions[seat] += 1
-            raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {limit:g} s in phase "
-                                 f"{phase} (interrupted after {dt:.3f} s of CPU time)", agent=name, seat=seat,
-                                 phase=phase) from None
-        except Exception as e:
-            raise AgentError(f"agent {name!r} (seat {seat}) raised {type(e).__name__} in phase "
-                             f"{phase}: {e}", agent=name, seat=seat, phase=phase) from e
-        finally:
-            if collect:
-                gc.enable()
-        dt = agent_clock() - t0
+            action, dt = decide(self.agents[seat], state.observation(seat), seat, phase, state.legal_actions(),
+                                self.time_limit)
+        except AgentError as e:
+            if e.decision_time is not None:
+                self.decision_time[seat] += e.decision_time
+                self.decisions[seat] += 1
+            raise
         self.decision_time[seat] += dt
         self.decisions[seat] += 1
-        if limit is not None and dt > limit:
-            raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {limit:g} s in phase "
-                                 f"{phase} ({dt:.3f} s of CPU time)", agent=name, seat=seat, phase=phase)
-        ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-        if ok:
-            action = int(action)
-            ok = state.is_legal(action)  # the state's rules, never the agent's copy of the list
-        if not ok:
-            raise IllegalActionError(_illegal_text(_agent_name(agent), seat, phase, action, state),
-                                     agent=_agent_name(agent), seat=seat, phase=phase, action=action)
         self._apply(seat, action, phase)
         return seat, action
 

@@ -19,6 +19,9 @@ kontra=True)`` (both by default):
    ``n_worlds`` worlds redealt with ``SkatState.resample_from_infostate(seat, rng)``
    (every card the seat cannot see moved, consistent with what it saw); its decision
    must equal the one it makes at the real table.
+4. **Batches decide alike**: an agent with ``act_batch`` (see :mod:`agents.base`) is also
+   asked, at those decisions, through ``act_batch`` on the observation tensor and legal
+   mask; it must return the action ``act`` chose, or ``-1`` (left to ``act``).
 """
 
 from __future__ import annotations
@@ -74,6 +77,16 @@ def _play(make: Callable[[], Any], deal_seed: int, deal_id: int, rules: SkatRule
                         f"{state.phase}, move {len(state.history()) + 1}) decided {_txt(want)} at the table but "
                         f"{_txt(got)} in a world with the hidden cards redealt: it uses information its seat "
                         "cannot see (or is not a function of its observation and memory)")
+            batch = getattr(agent, "act_batch", None)
+            if callable(batch):
+                obs = state.observation(seat)
+                got = int(np.asarray(copy.deepcopy(agent).act_batch(obs.tensor[None, :], obs.legal_mask[None, :]))[0])
+                stats["batched"] += 1
+                if got not in (-1, want):
+                    raise AssertionError(
+                        f"agent {getattr(agent, 'name', agent)!r} (seat {seat}, deal seed {deal_seed}, phase "
+                        f"{state.phase}) decided {_txt(want)} through act but {_txt(got)} through act_batch on "
+                        "the same observation")
             s, a = table.step()
             if a != want:
                 raise AssertionError(
@@ -108,7 +121,7 @@ def agent_api_test(make: Any, n_deals: int = 20, *, seed: int = 0, rules: Sequen
         hidden_deals: deals per rule set whose every decision is also asked in resampled worlds.
         n_worlds: resampled worlds per decision.
 
-    Returns ``{"games", "decisions", "resampled", "phases": {phase: decisions}}``.
+    Returns ``{"games", "decisions", "resampled", "batched", "phases": {phase: decisions}}``.
     """
     mk = _factory(make)
     phases: Counter = Counter()
@@ -131,4 +144,4 @@ def agent_api_test(make: Any, n_deals: int = 20, *, seed: int = 0, rules: Sequen
                                  "the legality check did not cover them (play more deals)")
         phases.update(seen)
     return {"games": stats["games"], "decisions": stats["decisions"], "resampled": stats["resampled"],
-            "phases": dict(phases)}
+            "batched": stats["batched"], "phases": dict(phases)}

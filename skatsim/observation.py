@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -68,8 +68,8 @@ from .options import ISKO, SkatRules
 if TYPE_CHECKING:
     from .state import SkatState
 
-__all__ = ["OBS_LAYOUT", "OBS_SIZE", "OBS_OFFSETS", "Observation", "observe", "decode_tensor",
-           "encode_records"]
+__all__ = ["OBS_LAYOUT", "OBS_SIZE", "OBS_OFFSETS", "Observation", "observe", "build_observation",
+           "decode_tensor", "encode_records"]
 
 
 def _offsets() -> dict[str, slice]:
@@ -178,47 +178,82 @@ def observe(state: "SkatState", seat: int) -> Observation:
     """Build ``seat``'s observation of ``state`` (see the module table)."""
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or seat not in (0, 1, 2):
         raise ValueError(f"expected seat 0, 1 or 2, got {seat!r}")
-    seat = int(seat)
-    st = state.vector
-    t = np.empty(OBS_SIZE, dtype=np.float32)
-    observe_into(st, seat, t)
+    hist = state.phase_history()
+    return build_observation(state.vector, int(seat), [a for _, a, _ in hist], [p for p, _, _ in hist],
+                             [_PHASE_CODE[ph] for _, _, ph in hist])
+
+
+_PHASE_CODE = {name: code for code, name in enumerate(K.PHASE_NAMES)}
+
+
+def build_observation(st: np.ndarray, seat: int, actions: Sequence[int], players: Sequence[int],
+                      phases: Sequence[int]) -> Observation:
+    """``seat``'s :class:`Observation` of a state vector ``st`` and the game's action history
+    (``actions``, the seat that took each, and the phase it was taken in: ``PH_*`` codes of
+    :mod:`skatsim.kernels.game`), as ``SkatState.observation(seat)`` gives it: the same object
+    for the same game. Every field is read from the seat's masked view
+    (:func:`skatsim.kernels.game.mask_view`) and the public parts of the history (the bidding,
+    Kontra/Re, the cards played); the discards in ``actions`` are never read. This is how the
+    vectorised environment hands a typed observation to a Python agent without a ``SkatState``.
+
+    >>> from skatsim import SkatState
+    >>> s = SkatState.new_game(seed=4)
+    >>> s.apply_action(s.legal_actions()[0])
+    >>> h = s.phase_history()
+    >>> o = build_observation(s.vector, 0, s.history(), [p for p, _, _ in h], [0 for _ in h])
+    >>> str(o) == str(s.observation(0)), bool((o.tensor == s.observation(0).tensor).all())
+    (True, True)
+    """
+    from .state import _bits_list, tricks_from_moves
+
     view = np.empty(K.N_FIELDS, dtype=np.int64)
     K.mask_view(st, seat, view)
+    t = np.empty(OBS_SIZE, dtype=np.float32)
+    observe_into(view, seat, t)  # the encoder reads the masked view only
     view.setflags(write=False)
     t.setflags(write=False)
-    phase = int(st[K.F_PHASE])
-    to_move = int(st[K.F_PLAYER])
-    d = int(st[K.F_DECLARER])
-    g = int(st[K.F_GAME])
-    flags = int(st[K.F_FLAGS])
-    picked = bool(st[K.F_PICKED])
+    phase = int(view[K.F_PHASE])
+    to_move = int(view[K.F_PLAYER])
+    d = int(view[K.F_DECLARER])
+    g = int(view[K.F_GAME])
+    flags = int(view[K.F_FLAGS])
+    picked = bool(view[K.F_PICKED])
     declared = g >= 0 and phase >= K.PH_KONTRA
-    bids = [(p, action_to_string(a)) for p, a in state.bidding_history()]
-    kontra = [(p, action_to_string(a)) for p, a, ph in state.phase_history() if ph == "kontra"]
+    bids, kontra, moves = [], [], []
+    for p, a, ph in zip(players, actions, phases):
+        if ph == K.PH_BID:
+            bids.append((int(p), action_to_string(int(a))))
+        elif ph == K.PH_KONTRA:
+            kontra.append((int(p), action_to_string(int(a))))
+        elif ph == K.PH_PLAY:
+            moves.append((int(p), int(a)))
     skat = discard = ouvert = None
     if seat == d and picked:
-        skat = CardSet.from_mask(int(st[K.F_DEALT_SKAT]))
+        skat = CardSet.from_mask(int(view[K.F_DEALT_SKAT]))
         if phase > K.PH_DISCARD:
-            discard = CardSet.from_mask(int(st[K.F_SKAT]))
+            discard = CardSet.from_mask(int(view[K.F_SKAT]))
     if d >= 0 and flags & OUVERT and declared:
-        ouvert = CardSet.from_mask(int(st[K.F_HAND0 + d]))
+        ouvert = CardSet.from_mask(int(view[K.F_HAND0 + d]))
     contract = None
     if declared and g < 6:
         contract = Contract(g, flags).to_text()
-    passed = tuple(s for s in range(3) if int(st[K.F_PASSED]) >> s & 1)
+    passed = tuple(s for s in range(3) if int(view[K.F_PASSED]) >> s & 1)
+    legal = tuple(_bits_list(*(int(x) for x in K.legal_set(view)))) if to_move == seat else ()
+    n_cards = int(view[K.F_NCARDS])
     return Observation(
         seat=seat, phase=_PHASES[phase], to_move=None if to_move < 0 else to_move,
-        hand=CardSet.from_mask(int(st[K.F_HAND0 + seat])),
-        legal_actions=tuple(state.legal_actions()) if to_move == seat else (),
-        bids=tuple(bids), bid=int(st[K.F_BID]), passed=passed, declarer=None if d < 0 else d,
+        hand=CardSet.from_mask(int(view[K.F_HAND0 + seat])),
+        legal_actions=legal,
+        bids=tuple(bids), bid=int(view[K.F_BID]), passed=passed, declarer=None if d < 0 else d,
         contract=contract, game_type=g if declared else None, skat_picked_up=picked, skat=skat,
         discard=discard, ouvert_hand=ouvert, kontra=tuple(kontra),
-        tricks=tuple((leader, tuple(cards), w) for leader, cards, w in state.tricks()),
-        trick_leader=int(st[K.F_LEADER]) if phase == K.PH_PLAY else None,
-        current_trick=tuple(state.current_trick()) if phase == K.PH_PLAY else (),
-        points=tuple(int(st[K.F_POINTS0 + s]) for s in range(3)),
-        tricks_won=tuple(int(st[K.F_TRICKS0 + s]) for s in range(3)),
-        voids=(int(st[K.F_VOID0]), int(st[K.F_VOID1]), int(st[K.F_VOID2])),
+        tricks=tuple((leader, tuple(cards), w) for leader, cards, w in
+                     tricks_from_moves(moves, int(view[K.F_LAST_WINNER]))),
+        trick_leader=int(view[K.F_LEADER]) if phase == K.PH_PLAY else None,
+        current_trick=tuple(int(view[K.F_TRICK0 + i]) for i in range(n_cards)) if phase == K.PH_PLAY else (),
+        points=tuple(int(view[K.F_POINTS0 + s]) for s in range(3)),
+        tricks_won=tuple(int(view[K.F_TRICKS0 + s]) for s in range(3)),
+        voids=(int(view[K.F_VOID0]), int(view[K.F_VOID1]), int(view[K.F_VOID2])),
         view=view, tensor=t, views=MappingProxyType({name: t[sl] for name, sl in OBS_OFFSETS.items()}))
 
 

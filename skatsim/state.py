@@ -50,7 +50,8 @@ from .options import ISKO, SkatRules
 from .rules import RAMSCH, trump_mask
 from .scoring import GameResult
 
-__all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RETURN_KINDS", "to_play", "random_game"]
+__all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RETURN_KINDS", "to_play", "random_game",
+           "returns_from", "tricks_from_moves"]
 
 #: ``current_player()`` of a finished game (OpenSpiel's ``kTerminalPlayerId``).
 TERMINAL_PLAYER = -4
@@ -106,6 +107,39 @@ def _compiled_step():
 
 
 _STEP = _compiled_step()
+
+
+def returns_from(declarer: int, scores: list[int], sf: list[int], kind: str = "sf") -> list[float]:
+    """Per-seat returns of kind ``kind`` (:meth:`SkatState.returns`) of a settled game: its
+    declarer (-1: none), list scores and Seeger-Fabian points per seat (``score_0..2``,
+    ``sf_0..2`` of a result row).
+
+    >>> returns_from(0, [-216, 0, 0], [-266, 40, 40], "zero_sum")
+    [-216.0, 108.0, 108.0]
+    """
+    if kind == "sf":
+        return [float(x) for x in sf]
+    sc = [float(x) for x in scores]
+    if kind == "list":
+        return sc
+    if kind != "zero_sum":
+        raise ValueError(f"returns kind must be one of {RETURN_KINDS}, got {kind!r}")
+    if declarer < 0:  # Ramsch (or passed in: all zero)
+        mean = sum(sc) / 3.0
+        return [x - mean for x in sc]
+    return [sc[declarer] if s == declarer else -sc[declarer] / 2.0 for s in range(3)]
+
+
+def tricks_from_moves(cards: list[tuple[int, int]], last_winner: int) -> list[tuple[int, list[int], int]]:
+    """Completed tricks ``(leader, [cards], winner)`` of the card play ``[(seat, card), ...]``
+    (each trick's winner leads the next; the last completed one's is ``last_winner``)."""
+    out: list[tuple[int, list[int], int]] = []
+    for i in range(0, len(cards) - len(cards) % 3, 3):
+        leader = cards[i][0]
+        trick = [cards[i + j][1] for j in range(3)]
+        winner = cards[i + 3][0] if i + 3 < len(cards) else last_winner
+        out.append((leader, trick, winner))
+    return out
 
 
 class RecordError(ValueError):
@@ -405,16 +439,8 @@ class SkatState:
         if not self.is_terminal():
             return [0.0, 0.0, 0.0]
         r = self._result_array()
-        if kind == "sf":
-            return [float(r[K.R_SF0 + s]) for s in range(3)]
-        scores = [float(r[K.R_SCORE0 + s]) for s in range(3)]
-        if kind == "list":
-            return scores
-        d = int(r[K.R_DECLARER])
-        if d < 0:  # Ramsch (or passed in: all zero)
-            mean = sum(scores) / 3.0
-            return [x - mean for x in scores]
-        return [scores[d] if s == d else -scores[d] / 2.0 for s in range(3)]
+        return returns_from(int(r[K.R_DECLARER]), [int(r[K.R_SCORE0 + s]) for s in range(3)],
+                            [int(r[K.R_SF0 + s]) for s in range(3)], kind)
 
     def seeger_fabian(self) -> list[int]:
         """Seeger-Fabian points per seat (3-player table) of the finished game."""
@@ -581,15 +607,7 @@ class SkatState:
 
     def tricks(self) -> list[tuple[int, list[int], int]]:
         """Completed tricks as ``(leader, [cards], winner)``."""
-        out: list[tuple[int, list[int], int]] = []
-        cards = self._play_moves()
-        for i in range(0, len(cards) - len(cards) % 3, 3):
-            leader = cards[i][0]
-            trick = [cards[i + j][1] for j in range(3)]
-            # the next trick's leader won it; the last one's winner is in the state vector
-            winner = cards[i + 3][0] if i + 3 < len(cards) else int(self._st[K.F_LAST_WINNER])
-            out.append((leader, trick, winner))
-        return out
+        return tricks_from_moves(self._play_moves(), int(self._st[K.F_LAST_WINNER]))
 
     def _play_moves(self) -> list[tuple[int, int]]:
         """(seat, card) for every card played, in order."""

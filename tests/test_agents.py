@@ -38,6 +38,7 @@ CHEAP = {"pimc": "pimc:worlds=4", "neural_bidder": "neural_bidder"}
 def test_every_registered_agent_passes_the_agent_api_test(name: str) -> None:
     report = agent_api_test(CHEAP.get(name, name), n_deals=12, seed=3, hidden_deals=3, n_worlds=2)
     assert report["games"] == 24 and report["resampled"] > 0
+    assert (report["batched"] > 0) == (name == "neural_bidder")  # the batch agents' act_batch is checked
     assert {"bidding", "skat", "declare", "play", "kontra"} <= set(report["phases"])
 
 
@@ -47,6 +48,7 @@ def test_agent_variants_pass_the_agent_api_test(spec: str) -> None:
     """The other decision paths of the search and neural agents are information-safe too."""
     report = agent_api_test(spec, n_deals=6, seed=5, hidden_deals=2, n_worlds=2)
     assert report["games"] == 12 and report["resampled"] > 0
+    assert (report["batched"] > 0) == spec.startswith("neural_bidder")
 
 
 class _Cheater:
@@ -85,6 +87,20 @@ def test_agent_api_test_catches_hidden_information_use() -> None:
             agent_api_test(Peeker, n_deals=8, hidden_deals=8, n_worlds=3, rules=[SkatRules()])
     finally:
         SkatState.observation = orig  # type: ignore[method-assign]
+
+
+def test_agent_api_test_catches_a_batch_that_decides_otherwise() -> None:
+    class Split:
+        name = "split"
+
+        def act(self, obs: Observation) -> int:
+            return obs.legal_actions[0]
+
+        def act_batch(self, observations, legal_masks):
+            return np.array([np.flatnonzero(m)[-1] for m in legal_masks])
+
+    with pytest.raises(AssertionError, match="act_batch"):
+        agent_api_test(Split, n_deals=2, hidden_deals=2, n_worlds=1)
 
 
 def test_agent_api_test_catches_nondeterminism_and_illegal_actions() -> None:

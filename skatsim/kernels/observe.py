@@ -1,10 +1,13 @@
 """Compiled observation encoder: a seat's view of a state vector as a flat float32 tensor.
 
-:func:`observe_into` writes the tensor of :data:`OBS_LAYOUT` straight from the state
+:func:`observe_into` writes the tensor of :data:`OBS_LAYOUT` straight from a state
 vector (the public auction, the voids and the trick are kept there), so it needs no
-history replay; ``SkatState.observation`` and :func:`encode_records` (a batch of
-``simulate`` records) both call it: one encoder. The layout table is in
-:mod:`skatsim.observation`.
+history replay; ``SkatState.observation``, :func:`encode_records` (a batch of
+``simulate`` records) and the vectorised environment (:mod:`skatsim.kernels.vec`) all call
+it: one encoder. Every caller passes the seat's *masked view*
+(:func:`skatsim.kernels.game.mask_view`), never the full vector, so the encoder cannot
+read a hidden card even if it tried; the tensor of the view equals that of the full vector
+(tested). The layout table is in :mod:`skatsim.observation`.
 """
 
 from __future__ import annotations
@@ -66,7 +69,8 @@ def _put_mask(out, off, mask) -> None:
 
 @njit(cache=True)
 def observe_into(st, seat, out) -> None:
-    """Write ``seat``'s observation of the state vector ``st`` into ``out`` (float32[OBS_SIZE])."""
+    """Write ``seat``'s observation into ``out`` (float32[OBS_SIZE]); ``st`` is ``seat``'s
+    masked view (:func:`skatsim.kernels.game.mask_view`) of the state vector."""
     out[:] = 0.0
     phase = st[G.F_PHASE]
     to_move = st[G.F_PLAYER]
@@ -137,6 +141,7 @@ def encode_records(deal_seeds, actions, steps, seats, options, out, at_step) -> 
     """
     for i in prange(out.shape[0]):
         st = np.zeros(G.N_FIELDS, dtype=np.int64)
+        view = np.empty(G.N_FIELDS, dtype=np.int64)
         h0, h1, h2, sk, _ = deal_masks(deal_seeds[i])
         G.init_state(st, h0, h1, h2, sk, options)
         seat = seats[i]
@@ -159,4 +164,5 @@ def encode_records(deal_seeds, actions, steps, seats, options, out, at_step) -> 
             G.apply_action(st, a)
             k += 1
         at_step[i] = k if ok else -1
-        observe_into(st, seat, out[i])
+        G.mask_view(st, seat, view)
+        observe_into(view, seat, out[i])

@@ -1,0 +1,178 @@
+"""``SkatGymEnv``: one seat of Skat as a Gymnasium environment; the others are registered agents.
+
+The learner plays ``seat`` (0 forehand, 1 middlehand, 2 rearhand); the other two seats
+are agents of the registry, given as specs (``opponents=["rule_based",
+"pimc:worlds=8"]``): compiled ones (``random``, ``rule_based``) play inside the compiled
+step, others through the agent protocol exactly as at :class:`agents.play.Table`. An
+episode is one deal: ``reset(seed=s)`` deals deal 0 of the run seed ``s`` (a ``reset()``
+without seed the next deal of the stream), and the observation is the learner's float32
+tensor (574 values in [0, 1]); ``info["action_mask"]`` (int8, 130) marks its legal
+actions. The reward (on the last step) is the learner's return of kind ``reward``
+(:meth:`skatsim.SkatState.returns`).
+
+An illegal action (``Discrete(130)`` allows any id) is handled as at a tournament table
+(``illegal="forfeit"``, the default): a pass in the bidding and Kontra/Re, otherwise the
+game ends and is settled against the learner (:func:`agents.play.forfeit_result`), with
+``info["illegal_action"]`` set; ``illegal="raise"`` raises
+:class:`skatsim.vec.IllegalActionError` instead.
+
+>>> env = SkatGymEnv(seat=0, opponents=["rule_based", "random"])
+>>> obs, info = env.reset(seed=3)
+>>> obs.shape, bool(info["action_mask"].sum() > 0)
+((574,), True)
+>>> done = False
+>>> while not done:
+...     obs, reward, done, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+>>> isinstance(reward, float)
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from skatsim.actions import NUM_ACTIONS, PASS
+from skatsim.kernels import game as K
+from skatsim.kernels.observe import OBS_SIZE
+from skatsim.options import ISKO, SkatRules
+from skatsim.state import RETURN_KINDS, returns_from
+from skatsim.vec import VecEnv
+
+from ..base import AgentSpec
+from ..play import decide, forfeit_result
+from ..vecplay import _Game, _Kind, _mirror
+
+__all__ = ["SkatGymEnv"]
+
+_ILLEGAL = ("forfeit", "raise")
+
+
+class SkatGymEnv(gym.Env):
+    """One learning seat against registered agents (Gymnasium API); see the module docstring.
+
+    Args:
+        seat: the learner's seat.
+        opponents: two agent specs for the other seats, in seat order.
+        rules: :class:`~skatsim.SkatRules`.
+        reward: ``"sf"``, ``"zero_sum"`` or ``"list"``.
+        illegal: ``"forfeit"`` or ``"raise"`` (see the module docstring).
+        time_limit: seconds per decision of a Python opponent (``None``: none).
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, seat: int = 0, opponents: Sequence[Any] = ("rule_based", "rule_based"),
+                 rules: SkatRules = ISKO, reward: str = "sf", illegal: str = "forfeit",
+                 time_limit: float | None = None, render_mode: str | None = None) -> None:
+        if isinstance(seat, bool) or seat not in (0, 1, 2):
+            raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
+        if isinstance(opponents, (str, AgentSpec)) or len(opponents) != 2:
+            raise ValueError(f"opponents must be two agent specs (the other seats in order), got {opponents!r}")
+        if illegal not in _ILLEGAL:
+            raise ValueError(f"illegal must be one of {_ILLEGAL}, got {illegal!r}")
+        if reward not in RETURN_KINDS:
+            raise ValueError(f"reward must be one of {RETURN_KINDS}, got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.seat = int(seat)
+        self.reward_kind = reward
+        self.illegal = illegal
+        self.time_limit = time_limit
+        others = [s for s in range(3) if s != self.seat]
+        self._kinds: list[_Kind | None] = [None, None, None]
+        for s, spec in zip(others, opponents):
+            self._kinds[s] = _Kind(AgentSpec.coerce(spec))
+        self.opponents = tuple(self._kinds[s].spec for s in others)  # type: ignore[union-attr]
+        policies = [None if k is None else k.engine for k in self._kinds]
+        self._env = VecEnv(1, rules=rules, reward=reward, auto_reset=False, policies=policies)
+        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._game: _Game | None = None
+        self._over = True
+
+    @property
+    def vec(self) -> VecEnv:
+        """The one-game :class:`~skatsim.vec.VecEnv` underneath."""
+        return self._env
+
+    def _result(self, reward: float, info: dict[str, Any]) -> tuple[np.ndarray, float, bool, bool, dict]:
+        info["action_mask"] = self._mask()
+        return self._env.observe(self.seat)[0].copy(), reward, self._over, False, info
+
+    def _mask(self) -> np.ndarray:
+        m = np.zeros(NUM_ACTIONS, np.int8)
+        if not self._over and int(self._env.to_move[0]) == self.seat:
+            m[self._env.legal_mask[0]] = 1
+        return m
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        env = self._env
+        if seed is not None:
+            env.reset(seed=seed)
+        else:
+            env.reset()
+        kinds = [k if k is not None else _Kind(AgentSpec("random")) for k in self._kinds]
+        self._game = _Game(0, int(env.deal_seed[0]), int(env.deal_index[0]), kinds)
+        for s, k in enumerate(self._kinds):
+            if k is not None and k.engine is None:
+                self._game.agent(s, env, 0)
+        self._over = False
+        reward = self._advance()
+        obs, _, _, _, info = self._result(reward, {})
+        return obs, info
+
+    def _advance(self) -> float:
+        """Play the opponents until the learner is to move or the game ends; the learner's reward."""
+        env, g = self._env, self._game
+        while not self._over:
+            if env.done[0]:
+                self._over = True
+                return float(env.rewards[0, self.seat])
+            p = int(env.to_move[0])
+            if p == self.seat:
+                return 0.0
+            g.flush(env, 0)
+            agent = g.agent(p, env, 0)
+            phase = K.PHASE_NAMES[int(env.state[0, K.F_PHASE])]
+            a, _ = decide(agent, env.observation(0, p), p, phase, np.flatnonzero(env.legal_mask[0]).tolist(),
+                          self.time_limit)
+            env.step(np.array([a], dtype=np.int64))
+        return 0.0
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self._over:
+            raise RuntimeError("the episode is over: call reset()")
+        env = self._env
+        info: dict[str, Any] = {}
+        a = int(action) if isinstance(action, (int, np.integer)) and not isinstance(action, bool) else -1
+        if not (0 <= a < NUM_ACTIONS and env.legal_mask[0, a]):
+            if self.illegal == "raise":
+                env.step(np.array([a], dtype=np.int64))  # raises IllegalActionError
+            info["illegal_action"] = True
+            phase = K.PHASE_NAMES[int(env.state[0, K.F_PHASE])]
+            if phase in ("bidding", "kontra") and env.legal_mask[0, PASS]:
+                a = PASS
+            else:  # settled against the learner, as at a tournament table
+                res = forfeit_result(_mirror(env, 0, int(env.deal_seed[0])), self.seat).to_row()
+                d = -1 if res["declarer"] is None else int(res["declarer"])
+                ret = returns_from(d, [res[f"score_{s}"] for s in range(3)], [res[f"sf_{s}"] for s in range(3)],
+                                   self.reward_kind)
+                env.drop([0])
+                self._over = True
+                return self._result(float(ret[self.seat]), info)
+        env.step(np.array([a], dtype=np.int64))
+        return self._result(self._advance(), info)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        return str(self._env.observation(0, self.seat))
+
+    def close(self) -> None:
+        self._env.close()
