@@ -36,6 +36,7 @@ __all__ = [
     "rand_below",
     "derive_seed",
     "seat_stream",
+    "assume_below",
     "HAS_FAST_PDEP",
 ]
 
@@ -139,6 +140,20 @@ def rand_below(state: int, n: int) -> tuple[int, int]:
     state = (int(state) + _GOLDEN) & (M64 >> 1)
     z = mix64(state)
     return ((z >> 32) * int(n)) >> 32, state
+
+
+def assume_below(x: int, n: int) -> int:
+    """``x``, with the promise ``0 <= x < n`` to the compiler (in jitted code).
+
+    Compiled, it is ``llvm.assume(x <u n)``: numba then drops the negative-index
+    wrap-around it emits for every array index it cannot prove non-negative (a compare
+    and a select per access). Plain Python returns ``x`` unchecked; the caller guarantees
+    the bound (e.g. the seat to move is 0..2 during card play).
+
+    >>> assume_below(2, 3)
+    2
+    """
+    return x
 
 
 # --------------------------------------------------------------------------- numba intrinsics
@@ -262,6 +277,25 @@ def _rand_below_ol(state, n):
         return (hi * n) >> 32, s
 
     return impl
+
+
+@intrinsic
+def _assume_below(typingctx, x, n):
+    sig = types.int64(types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        v, m = args
+        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(1)])
+        fn = builder.module.declare_intrinsic("llvm.assume", fnty=fnty)
+        builder.call(fn, [builder.icmp_unsigned("<", v, m)])
+        return v
+
+    return sig, codegen
+
+
+@overload(assume_below, inline="always")
+def _assume_below_ol(x, n):
+    return lambda x, n: _assume_below(x, n)
 
 
 @intrinsic

@@ -97,6 +97,18 @@ def random_policy(view, seat, params, rng):
     return G.random_action(view, rng)
 
 
+@njit(cache=True, _nrt=False)
+def _builtin_act(st, p, view, pid, params, rng):
+    """Seat ``p``'s masked view and built-in policy ``pid``'s action on it: ``(action, rng)``.
+
+    A called function, not inlined, compiled without reference counting (``_nrt=False``;
+    it allocates nothing): inlined into the deal loop, the view copy and the policy's array
+    arguments cost several atomic reference-count updates per decision.
+    """
+    G.mask_view(st, p, view)
+    return act(pid, view, p, params[p], rng)
+
+
 @njit(inline='always')
 def play_deal(custom, st, view, pids, params, deal_seed, options, actions, i, record, check):
     """Deal from ``deal_seed`` and play to the end; seat ``s`` is played by policy
@@ -118,12 +130,11 @@ def play_deal(custom, st, view, pids, params, deal_seed, options, actions, i, re
         pid = pids[p]
         if pid == POLICY_RANDOM:
             a, rng = G.random_action(st, rng)
-        else:
+        elif pid == POLICY_CUSTOM:
             G.mask_view(st, p, view)
-            if pid == POLICY_CUSTOM:
-                a, rng = custom(view, p, params[p], rng)
-            else:
-                a, rng = act(pid, view, p, params[p], rng)
+            a, rng = custom(view, p, params[p], rng)
+        else:
+            a, rng = _builtin_act(st, p, view, pid, params, rng)
         if p == 0:
             r0 = rng
         elif p == 1:
