@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..actions import BID_BASE, DECLARE_BASE, HOLD, KONTRA, PASS, PICKUP, RE
-from ..bits import assume_below, nth_bit, popcount, rand_below
+from ..bits import assume_below, branchless, nth_bit, popcount, rand_below
 from ..cards import CARD_POINTS_ARRAY, card_points
 from ..contracts import BID_ARRAY, DECLARABLE_BITS, DECLARATION_ARRAY, OUVERT, SCHWARZ_ANNOUNCED
 from ..options import OPT_KONTRA, OPT_RAMSCH
@@ -265,8 +265,8 @@ def _apply_play(st, card: int) -> None:
     t0 = assume_below(st[F_TRICK0], 32)
     st[F_TRICK0 + k] = card
     fm = FOLLOW[g * 32 + t0]
-    if (fm >> card) & 1 == 0:  # did not follow: void in the led (effective) suit
-        st[F_VOID0 + p] |= fm
+    # did not follow: void in the led (effective) suit (no jump: it is unpredictable)
+    st[F_VOID0 + p] |= branchless((fm >> card) & 1 == 0, fm, 0)
     if k == 1:
         st[F_NCARDS] = 2
         st[F_PLAYER] = p + 1 if p < 2 else 0
