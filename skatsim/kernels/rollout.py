@@ -54,14 +54,12 @@ def rollout_kernel(st0, policy: int, params, smul, out_points, out_tricks, out_w
     ``actions[r]`` (-1 padded). ``st0`` is not modified.
     """
     st = np.empty_like(st0)
-    n_fields = st0.shape[0]
     d = st0[G.F_DECLARER]
     game = st0[G.F_GAME]
     flags = st0[G.F_FLAGS]
     skat_pts = card_points(st0[G.F_SKAT])
     for r in range(out_points.shape[0]):
-        for f in range(n_fields):  # a plain loop: ``st[:] = st0`` is a broadcasting copy
-            st[f] = st0[f]
+        G.copy_state(st, st0)
         rng = deal_seed_of(smul, r)
         k = 0
         while st[G.F_PHASE] == G.PH_PLAY:
