@@ -180,7 +180,6 @@ def test_100_million_deals_in_flat_memory():
 def test_parquet_file_is_complete_or_absent(tmp_path, df):
     """An interrupted run never leaves a valid-looking partial file; an existing file stays
     untouched until the new one is complete; n_deals=0 writes a valid empty file."""
-    import os
     import signal
     import subprocess
     import sys

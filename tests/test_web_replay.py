@@ -10,7 +10,7 @@ import pytest
 
 from agents import play_game
 from agents.tournament import run_tournament
-from skatsim import SkatState, solve
+from skatsim import solve
 from skatsim.cards import card_name
 from skatsim.simulate import simulate_to_parquet
 from skatsim.state import to_play
@@ -212,7 +212,7 @@ def test_replay_api(tmp_path: Path) -> None:
         iss = c.get("/api/replay/game?source=1&game=0&deck=french").json()
         assert iss["players"] and iss["moves"]
         for bad, status in [("/api/replay/games?source=7", 404), ("/api/replay/games?source=x", 400),
-                            (f"/api/replay/game?source=0&game=99", 404), ("/api/replay/game?source=0", 400),
+                            ("/api/replay/game?source=0&game=99", 404), ("/api/replay/game?source=0", 400),
                             (f"/api/replay/position?source=0&game={i}&step=999", 400),
                             (f"/api/replay/position?source=0&game={i}&view=4", 400),
                             ("/api/replay/games?source=0&won=maybe", 400),

@@ -46,7 +46,6 @@ from typing import Any, Callable
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, action_to_string
 from skatsim.cards import CardSet, card_name, card_points
-from skatsim.contracts import Contract
 from skatsim.deal import Deal
 from skatsim.options import SkatRules
 from skatsim.state import SEAT_NAMES, SkatState
