@@ -72,6 +72,7 @@ from .bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
 from skatsim.cards import CARD_POINTS
 from skatsim.contracts import BID_VALUES, DECLARATIONS, Contract
 from skatsim.kernels import game as G
+from skatsim.kernels.threads import kernel
 from skatsim.rules import NULL
 from skatsim.scoring import matadors_many, matadors_of
 from skatsim.valuation import HAND as HAND_FLAG
@@ -296,11 +297,11 @@ class _Model:
         last = len(self._wt) - 1
         for i, (wt, b) in enumerate(self._wt):
             out = np.empty((h.shape[0], wt.shape[1]), np.float32)
-            _dense_rows(h, wt, b, i < last, out)
+            kernel(_dense_rows)(h, wt, b, i < last, out)
             h = out
         p = np.empty((h.shape[0], N_CONTRACTS), np.float32)
         e = np.empty((h.shape[0], N_CONTRACTS), np.float32)
-        _heads_rows(h, p, e)
+        kernel(_heads_rows)(h, p, e)
         return p, e
 
     def predict_np(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

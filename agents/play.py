@@ -69,7 +69,7 @@ from skatsim.state import SkatState
 from .base import AgentSpec, make_agent
 
 __all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "TimeLimitError",
-           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock", "decide", "check_action"]
+           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock", "error_traceback", "decide", "check_action"]
 
 #: What :class:`Table` does when an agent fails: raise, or record it and settle the game.
 ON_ERROR = ("raise", "forfeit")
@@ -403,18 +403,23 @@ class PlayedGame:
 
     @property
     def error_traceback(self) -> str:
-        """The agents' own tracebacks of the errors (what the agent raised, where), for the log
-        of a run (empty: none)."""
-        import traceback
+        """The agents' own tracebacks of the errors (:func:`error_traceback`; empty: none)."""
+        return error_traceback(self.errors)
 
-        parts = []
-        for e in self.errors:
-            cause = e.__cause__
-            if cause is not None:
-                parts.append(f"{e}\n" + "".join(traceback.format_exception(type(cause), cause, cause.__traceback__)))
-            else:
-                parts.append(str(e))
-        return "\n".join(parts)
+
+def error_traceback(errors: Sequence[AgentError]) -> str:
+    """The errors with the agents' own tracebacks (what the agent raised, where): the log of
+    a run (empty: none)."""
+    import traceback
+
+    parts = []
+    for e in errors:
+        cause = e.__cause__
+        if cause is not None:
+            parts.append(f"{e}\n" + "".join(traceback.format_exception(type(cause), cause, cause.__traceback__)))
+        else:
+            parts.append(str(e))
+    return "\n".join(parts)
 
 
 def forfeit_result(state: SkatState, offender: int) -> GameResult:

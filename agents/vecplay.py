@@ -54,8 +54,9 @@ from skatsim.state import SkatState
 from skatsim.table import RESULT_COLUMNS, auction_text
 from skatsim.vec import MAX_ACTIONS, VecEnv
 
-from .base import AgentSpec
-from .play import HIDDEN, ON_ERROR, AgentError, _agent_name, agent_clock, check_action, decide, forfeit_result
+from .base import AgentSpec, as_spec
+from .play import (HIDDEN, ON_ERROR, AgentError, _agent_name, agent_clock, check_action, decide, error_traceback,
+                   forfeit_result)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,7 +68,7 @@ Board = tuple[int, int, Sequence[Any]]
 
 #: Columns of a :func:`play_boards` row.
 ROW_COLUMNS: tuple[str, ...] = (("board", "deal_id") + RESULT_COLUMNS
-                                + ("auction", "time_0", "time_1", "time_2", "error", "error_seats"))
+                                + ("auction", "time_0", "time_1", "time_2", "error", "error_seats", "traceback"))
 
 _DISCARD = K.PH_DISCARD
 _BID = K.PH_BID
@@ -133,10 +134,11 @@ class _Game:
         self.seen = n
 
 
-def _specs(agents: Sequence[Any]) -> tuple[AgentSpec, AgentSpec, AgentSpec]:
+def _specs(agents: Sequence[Any]) -> tuple[Any, Any, Any]:
+    """Three seats' specs (names, spec texts, :class:`AgentSpec`, agent objects or factories)."""
     if isinstance(agents, (str, AgentSpec)) or len(agents) != 3:
         raise ValueError(f"a board needs 3 agents (one per seat), got {agents!r}")
-    return tuple(AgentSpec.coerce(a) for a in agents)  # type: ignore[return-value]
+    return tuple(as_spec(a) for a in agents)  # type: ignore[return-value]
 
 
 def _mirror(env: VecEnv, slot: int, deal_seed: int) -> SkatState:
@@ -193,6 +195,7 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
     auction = [""] * m
     times = np.full((m, 3), np.nan)
     errors = [""] * m
+    tracebacks = [""] * m
     error_seats = np.zeros(m, dtype=np.int8)
     n = max(1, min(int(slots), m))
     env = VecEnv(n, rules=rules, auto_reset=False, threads=threads)
@@ -226,6 +229,7 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
                     g.flush(env, slot)
                 times[bb] = g.time
                 errors[bb] = "; ".join(str(e) for e in g.errors)
+                tracebacks[bb] = error_traceback(g.errors)
                 mask = 0
                 for e in g.errors:
                     mask |= 1 << e.seat
@@ -296,7 +300,7 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
                 finish(over)
         refill(np.flatnonzero(slot_board < 0))  # finished and forfeited slots
     env.close()
-    return _frame(rows, actions, auction, times, errors, error_seats, rules)
+    return _frame(rows, actions, auction, times, errors, tracebacks, error_seats, rules)
 
 
 def _python_decision(env: VecEnv, g: _Game, slot: int, seat: int, time_limit: float | None, acts: np.ndarray,
@@ -352,7 +356,7 @@ def _batch_decision(env: VecEnv, games: list, k: _Kind, idx: list[int], time_lim
 
 
 def _frame(rows: np.ndarray, actions: np.ndarray, auction: list[str], times: np.ndarray, errors: list[str],
-           error_seats: np.ndarray, rules: SkatRules) -> "pd.DataFrame":
+           tracebacks: list[str], error_seats: np.ndarray, rules: SkatRules) -> "pd.DataFrame":
     from skatsim.simulate import _frame as sim_frame
 
     df = sim_frame(rows, None, rules, 0, "")
@@ -364,6 +368,7 @@ def _frame(rows: np.ndarray, actions: np.ndarray, auction: list[str], times: np.
         df[f"time_{s}"] = times[:, s]
     df["error"] = errors
     df["error_seats"] = error_seats
+    df["traceback"] = tracebacks
     df.attrs["actions"] = actions
     df.attrs["rules"] = rules.to_dict()
     return df[list(ROW_COLUMNS)]

@@ -25,8 +25,6 @@ import argparse
 import os
 import random
 import sys
-import time
-from pathlib import Path
 from typing import Any, Callable
 
 import numba

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -34,17 +33,10 @@ def load_config(cls: type[T], path: str | Path | None, overrides: dict[str, Any]
 
 
 def make_run_dir(study: str, seed: int, root: str | Path | None = None) -> Path:
-    """``<root>/<study>__<seed>__<YYYYmmdd-HHMMSS>/`` (created; a suffix keeps it unique); the
-    default root is ``runs`` in the current folder."""
-    base = Path(root) if root is not None else Path("runs")
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = base / f"{study}__{seed}__{stamp}"
-    k = 1
-    while path.exists():
-        k += 1
-        path = base / f"{study}__{seed}__{stamp}-{k}"
-    path.mkdir(parents=True)
-    return path
+    """The study's new run directory (:func:`skatsim.runs.new_run_dir`)."""
+    from skatsim.runs import new_run_dir
+
+    return new_run_dir(study, seed, root)
 
 
 def write_config(run_dir: Path, config: Any) -> None:

@@ -242,10 +242,9 @@ def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = No
     tr, va = np.where(~is_val)[0], np.where(is_val)[0]
 
     if resume is None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run = Path(cfg["out"]["runs_dir"]) / f"{cfg['study']}__{seed}__{stamp}"
-        run.mkdir(parents=True, exist_ok=True)
-        from skatsim.runs import write_manifest
+        from skatsim.runs import new_run_dir, write_manifest
+
+        run = new_run_dir(cfg["study"], seed, cfg["out"]["runs_dir"])
 
         write_manifest(run, "training:bidding", cfg, argv=sys.argv, status="running")
     else:

@@ -15,6 +15,8 @@ from ._numba_cache import configure as _configure_numba_cache
 
 _configure_numba_cache()
 
+from .kernels import threads as _threads  # noqa: E402,F401  (registers the fork hook before any fork)
+
 from .actions import NUM_ACTIONS, action_to_string, string_to_action
 from .cards import CardSet
 from .contracts import BID_VALUES, Contract

@@ -46,4 +46,4 @@ def configure() -> None:
     if "numba" in sys.modules:  # numba already imported: its config has read the environment
         from numba.core import config
 
-        config.CACHE_DIR = str(folder)
+        config.CACHE_DIR = str(folder)  # type: ignore[attr-defined]

@@ -36,6 +36,8 @@ __all__ = [
     "rand_below",
     "derive_seed",
     "seat_stream",
+    "assume_below",
+    "branchless",
     "HAS_FAST_PDEP",
 ]
 
@@ -139,6 +141,34 @@ def rand_below(state: int, n: int) -> tuple[int, int]:
     state = (int(state) + _GOLDEN) & (M64 >> 1)
     z = mix64(state)
     return ((z >> 32) * int(n)) >> 32, state
+
+
+def assume_below(x: int, n: int) -> int:
+    """``x``, with the promise ``0 <= x < n`` to the compiler (in jitted code).
+
+    Compiled, it is ``llvm.assume(x <u n)``: numba then drops the negative-index
+    wrap-around it emits for every array index it cannot prove non-negative (a compare
+    and a select per access). Plain Python returns ``x`` unchecked; the caller guarantees
+    the bound (e.g. the seat to move is 0..2 during card play).
+
+    >>> assume_below(2, 3)
+    2
+    """
+    return x
+
+
+def branchless(cond: bool, a: int, b: int) -> int:
+    """``a if cond else b``, compiled without a branch.
+
+    In jitted code it is one ``select`` marked ``!unpredictable``, so LLVM keeps a
+    conditional move instead of turning it into a jump (which it does when it guesses the
+    condition is predictable; a mispredicted jump costs about 15 cycles). For conditions
+    that depend on random cards, e.g. who wins a trick.
+
+    >>> branchless(True, 1, 2), branchless(False, 1, 2)
+    (1, 2)
+    """
+    return a if cond else b
 
 
 # --------------------------------------------------------------------------- numba intrinsics
@@ -262,6 +292,43 @@ def _rand_below_ol(state, n):
         return (hi * n) >> 32, s
 
     return impl
+
+
+@intrinsic
+def _assume_below(typingctx, x, n):
+    sig = types.int64(types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        v, m = args
+        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(1)])
+        fn = builder.module.declare_intrinsic("llvm.assume", fnty=fnty)
+        builder.call(fn, [builder.icmp_unsigned("<", v, m)])
+        return v
+
+    return sig, codegen
+
+
+@overload(assume_below, inline="always")
+def _assume_below_ol(x, n):
+    return lambda x, n: _assume_below(x, n)
+
+
+@intrinsic
+def _select_unpredictable(typingctx, cond, a, b):
+    sig = types.int64(types.boolean, types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        c, x, y = args
+        v = builder.select(c, x, y)
+        v.set_metadata("unpredictable", builder.module.add_metadata([]))
+        return v
+
+    return sig, codegen
+
+
+@overload(branchless, inline="always")
+def _branchless_ol(cond, a, b):
+    return lambda cond, a, b: _select_unpredictable(cond, a, b)
 
 
 @intrinsic

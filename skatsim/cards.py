@@ -159,7 +159,7 @@ def to_mask(cards: CardsLike) -> int:
     if isinstance(cards, bool) or type(cards).__name__ == "bool_":
         raise TypeError(f"cards must be a CardSet, a mask, a card string or card ids, got bool {cards!r}")
     if isinstance(cards, int) or hasattr(cards, "__index__"):
-        m = int(cards)
+        m = operator.index(cards)  # type: ignore[arg-type]
         if not 0 <= m <= ALL_CARDS:
             raise ValueError(f"card mask {m:#x} is not a 32-bit mask")
         return m
@@ -200,6 +200,7 @@ class CardSet:
     """
 
     __slots__ = ("mask",)
+    mask: int
 
     def __init__(self, cards: CardsLike = 0) -> None:
         if isinstance(cards, str):

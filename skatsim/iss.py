@@ -425,8 +425,8 @@ def replay_notes(g: IssGame) -> tuple[SkatState, tuple[str, ...]]:
                     s.resign(seat)
                     last_resign = seat
                 else:
-                    shown = [c for c in tok.split(".")[1:] if c != HIDDEN_CARD]
-                    s.show_cards(seat, None if tok == "SC" or not shown else " ".join(shown))
+                    named = [c for c in tok.split(".")[1:] if c != HIDDEN_CARD]
+                    s.show_cards(seat, None if tok == "SC" or not named else " ".join(named))
             except ValueError as e:
                 raise g.error(str(e), tok) from None
             continue
@@ -437,13 +437,13 @@ def replay_notes(g: IssGame) -> tuple[SkatState, tuple[str, ...]]:
                           f"(phase {s.phase})", tok)
         ph = s.phase
         if ph == "play":
-            c = _CARD_OF.get(tok)
-            if c is None:
+            card = _CARD_OF.get(tok)
+            if card is None:
                 raise g.error("a card is expected in the card play", tok)
             try:
-                s.apply_action(c)
+                s.apply_action(card)
             except ValueError:
-                _apply(g, s, c, tok)  # raises the IssError naming the move
+                _apply(g, s, card, tok)  # raises the IssError naming the move
         elif ph == "bidding":
             a = _BID_OF.get(tok)
             if a is None:

@@ -217,7 +217,7 @@ def _record_events(events: Any) -> list[tuple[int, int, str, str]]:
     """The ``events`` field of a record: ``[at, seat, kind, cards]`` lists, ``at`` ascending."""
     if not isinstance(events, list):
         raise RecordError(f"record field 'events' must be a list of [at, seat, kind, cards], got {events!r}")
-    out = []
+    out: list[tuple[int, int, str, str]] = []
     for i, e in enumerate(events):
         if not (isinstance(e, (list, tuple)) and len(e) == 4 and type(e[0]) is int and type(e[1]) is int
                 and e[2] in _EVENT_KINDS and isinstance(e[3], str)) or (out and e[0] < out[-1][0]):

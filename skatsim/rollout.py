@@ -142,7 +142,7 @@ def _rollouts_cards(hands: Sequence[CardsLike], skat: CardsLike, contract: Contr
                     declarer_points: int = 0, declarer_tricks: int = 0, record: bool = False,
                     policy: Any = "random") -> RolloutResult:
     c = _as_contract(contract)
-    pos = Position.make(hands=hands, skat=skat, game=c.game, declarer=declarer, trick=list(trick), leader=leader,
+    pos = Position.make(hands=list(hands), skat=skat, game=c.game, declarer=declarer, trick=list(trick), leader=leader,
                         declarer_points=declarer_points, declarer_tricks=declarer_tricks)
     return _rollouts(pos, n, seed, contract=c, record=record, policy=policy)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .bits import branchless
 from .cards import (ACE, EIGHT, JACK, JACKS, KING, NINE, QUEEN, SEVEN, SUIT_MASKS, TEN, CardSet,
                     CardsLike, parse_card, to_mask)
 
@@ -100,13 +101,23 @@ def beats(card: int, best: int, game: int) -> bool:
 
 @njit(cache=True)
 def trick_winner_pos(c0: int, c1: int, c2: int, game: int) -> int:
-    """Position (0 = leader) of the winning card of a complete trick."""
-    w, best = 0, c0
-    if beats(c1, best, game):
-        w, best = 1, c1
-    if beats(c2, best, game):
-        w = 2
-    return w
+    """Position (0 = leader) of the winning card of a complete trick.
+
+    The card of highest ``STRENGTH`` among the led card, the trumps and the cards of the
+    led card's suit (what :func:`beats` decides card by card: a plain card of another suit
+    never wins, a trump beats every plain card, and the eligible cards' strengths are
+    distinct). Written without branches: the winner of a random trick is unpredictable,
+    and a mispredicted branch costs more than the few extra operations.
+    """
+    off = game * 32
+    suit = c0 >> 3
+    k0 = STRENGTH[off + c0]
+    s1 = STRENGTH[off + c1]
+    s2 = STRENGTH[off + c2]
+    k1 = branchless((s1 >= 16) | ((c1 >> 3) == suit), s1, -1)  # -1: c1 cannot win
+    k2 = branchless((s2 >= 16) | ((c2 >> 3) == suit), s2, -1)
+    w01 = branchless(k1 > k0, 1, 0)
+    return branchless(k2 > branchless(k1 > k0, k1, k0), 2, w01)
 
 
 # --------------------------------------------------------------------------- public wrappers

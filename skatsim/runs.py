@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["RunDir", "RUN_FORMAT", "MANIFEST", "versions", "is_run_dir", "atomic_path", "atomic_write_bytes",
-           "atomic_write_json", "write_manifest", "read_manifest", "run_simulation", "TMP_PREFIX"]
+           "atomic_write_json", "write_manifest", "read_manifest", "run_simulation", "TMP_PREFIX", "new_run_dir"]
 
 RUN_FORMAT = "skatsim-run/1"
 MANIFEST = "manifest.json"
@@ -95,6 +95,30 @@ def versions() -> dict[str, str]:
             out[pkg] = "not installed"
     out["commit"] = git_commit()
     return out
+
+
+def new_run_dir(study: str, seed: int, root: str | os.PathLike[str] | None = None) -> Path:
+    """Create and return ``<root>/<study>__<seed>__<YYYYmmdd-HHMMSS>/``; a ``-2``, ``-3`` ...
+    suffix keeps it unique when a run of the same study and seed started in the same second.
+    The default root is ``runs`` in the current folder.
+
+    >>> import tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> a, b = new_run_dir("demo", 1, root), new_run_dir("demo", 1, root)
+    >>> a != b, a.is_dir(), b.name.startswith("demo__1__")
+    (True, True, True)
+    """
+    base = Path(root) if root is not None else Path("runs")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    base.mkdir(parents=True, exist_ok=True)
+    k = 1
+    while True:
+        path = base / (f"{study}__{seed}__{stamp}" + (f"-{k}" if k > 1 else ""))
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            k += 1
 
 
 @contextlib.contextmanager

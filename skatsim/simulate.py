@@ -44,7 +44,7 @@ __all__ = ["simulate", "simulate_to_parquet", "iter_simulate", "iter_chunks", "S
            "derive_seed", "read_parquet"]
 
 RESULT_DTYPE = KS.RESULT_DTYPE
-assert tuple(RESULT_DTYPE.names) != () and set(RESULT_DTYPE.names) | {"contract"} == set(RESULT_COLUMNS)
+assert RESULT_DTYPE.names is not None and set(RESULT_DTYPE.names) | {"contract"} == set(RESULT_COLUMNS)
 
 # (game + 1) * 16 + flags  ->  index into CONTRACT_CATEGORIES
 _CODE_TO_CAT = np.full(8 * 16, len(CONTRACT_CATEGORIES) - 1, dtype=np.int8)
@@ -251,7 +251,7 @@ def _runner(specs: tuple[PolicySpec, ...], n_deals: int) -> tuple[Callable[..., 
 
 @contextmanager
 def _threads(workers: int | None) -> Iterator[int]:
-    top = numba.config.NUMBA_NUM_THREADS
+    top = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     if workers is None:
         workers = top
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= top:
@@ -319,7 +319,7 @@ def _chunks(n_deals: int, specs: tuple[PolicySpec, ...], seed: int, rules: SkatR
                 acts = np.full((n, KS.MAX_ACTIONS), -1, dtype=np.int16) if record_actions else no_actions
             else:  # simulate(): write straight into the final arrays
                 rows = _into[0][done:done + n]
-                acts = _into[1][done:done + n] if record_actions else no_actions
+                acts = _into[1][done:done + n] if (record_actions and _into[1] is not None) else no_actions
             with _threads(workers):
                 runner(smul, start + done, rules.flags, rows, acts, record_actions)
             if custom:

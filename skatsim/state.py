@@ -133,14 +133,12 @@ def returns_from(declarer: int, scores: list[int], sf: list[int], kind: str = "s
 def tricks_from_moves(cards: list[tuple[int, int]], last_winner: int) -> list[tuple[int, list[int], int]]:
     """Completed tricks ``(leader, [cards], winner)`` of the card play ``[(seat, card), ...]``
     (each trick's winner leads the next; the last completed one's is ``last_winner``)."""
-    out = []
+    out: list[tuple[int, list[int], int]] = []
     for i in range(0, len(cards) - len(cards) % 3, 3):
         leader = cards[i][0]
         trick = [cards[i + j][1] for j in range(3)]
-        winner = cards[i + 3][0] if i + 3 < len(cards) else None
+        winner = cards[i + 3][0] if i + 3 < len(cards) else last_winner
         out.append((leader, trick, winner))
-    if out and out[-1][2] is None:
-        out[-1] = (out[-1][0], out[-1][1], last_winner)
     return out
 
 

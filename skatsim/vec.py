@@ -56,6 +56,7 @@ from .kernels import policies as KP
 from .kernels import simulate as KS
 from .kernels import vec as KV
 from .kernels.observe import OBS_SIZE
+from .kernels.threads import kernel, parallel_unsafe
 from .options import ISKO, SkatRules
 
 __all__ = ["VecEnv", "StepOutput", "TrajectoryBuffer", "Transitions", "VecEnvError", "IllegalActionError",
@@ -122,9 +123,24 @@ def _seed_int(seed: Any) -> int:
     return s
 
 
+class _Kernels:
+    """The environment's kernels: parallel, or their serial twins in a worker process forked
+    after numba's OpenMP threads started (:mod:`skatsim.kernels.threads`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return kernel(getattr(KV, name))
+
+
+_KERNELS = _Kernels()
+
+
+def _kv() -> Any:
+    return _KERNELS
+
+
 @contextmanager
 def _threads(k: int | None) -> Iterator[None]:
-    if k is None:
+    if k is None or parallel_unsafe():  # (the serial twins use no threads)
         yield
         return
     old = numba.get_num_threads()
@@ -204,7 +220,7 @@ class TrajectoryBuffer:
         rtg = np.empty(m, dtype=np.float32)
         game = np.empty(m, dtype=np.int64)
         last = np.empty(m, dtype=np.bool_)
-        KV.take_rows(self.view, self.seat, self.action, self.game, self.rtg, self.fill, self.start, offsets,
+        _kv().take_rows(self.view, self.seat, self.action, self.game, self.rtg, self.fill, self.start, offsets,
                      obs, mask, action, seat, rtg, game, last)
         return Transitions(obs, mask, action, seat, rtg, game, last)
 
@@ -486,7 +502,7 @@ class VecEnv:
         self._counters[1] = ser + k
         b = self._buf()
         with _threads(self._run_threads):
-            KV.reset_kernel(idx, self.state, self._view, self.deal_seed, self.deal_index, self.serial,
+            _kv().reset_kernel(idx, self.state, self._view, self.deal_seed, self.deal_index, self.serial,
                             self.rules.flags, self._kind, self.seat_rng, self.history, self._hmeta, self.n_actions,
                             self._ctrl, self._pol_pid, self._pol_params, self.obs, self.legal_mask, self.to_move,
                             self.done, self.rewards, self.last_results, self._rbuf, self.buffer is not None,
@@ -540,7 +556,7 @@ class VecEnv:
             raise BufferFullError(f"the trajectory buffer's column for game {i} is full ({b.T} rows): call "
                                   "buffer.take() (or make T larger than one game's decisions plus a round's)")
         with _threads(self._run_threads):
-            bad = KV.step_kernel(self.state, self._view, a, self._ok, self.deal_seed, self.deal_index, self.serial,
+            bad = _kv().step_kernel(self.state, self._view, a, self._ok, self.deal_seed, self.deal_index, self.serial,
                                  self._counters, self._smul, self.rules.flags, self._kind, self.auto_reset,
                                  self.seat_rng, self.history, self._hmeta, self.n_actions, self._ctrl,
                                  self._pol_pid, self._pol_params, self.obs, self.legal_mask, self.to_move,
@@ -578,7 +594,7 @@ class VecEnv:
         elif out.shape != (self.n,) or out.dtype != np.int64:
             raise ActionArrayError(f"out must be an int64 array of shape ({self.n},)")
         with _threads(self._run_threads):
-            KV.random_actions(self.state, self.seat_rng, out)
+            _kv().random_actions(self.state, self.seat_rng, out)
         return out
 
     def observe(self, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -592,7 +608,7 @@ class VecEnv:
             raise ValueError(f"out must be float32 of shape ({self.n}, {OBS_SIZE})")
         view = np.empty_like(self._view)
         with _threads(self._run_threads):
-            KV.observe_kernel(self.state, view, int(seat), out)
+            _kv().observe_kernel(self.state, view, int(seat), out)
         return out
 
     def close(self) -> None:
@@ -626,5 +642,5 @@ def sample_masks(legal_mask: np.ndarray, rng: np.ndarray, out: np.ndarray | None
         raise ValueError(f"rng must be an int64 array of shape ({m.shape[0]},) (one stream per row)")
     if out is None:
         out = np.empty(m.shape[0], dtype=np.int64)
-    KV.sample_masks(np.ascontiguousarray(m), rng, out)
+    _kv().sample_masks(np.ascontiguousarray(m), rng, out)
     return out

@@ -14,6 +14,7 @@ Commands:
   import-iss  ISS game records into parquet tables
   bench       run one of the benchmarks/ scripts
   train-bidding  label hands, train the bidding network, or run its tournament
+  serve       the browser table: play against two AIs, replay recorded games with the solver
 
 The same option means the same everywhere (skatsim_app.options): ``--seed`` (default 1),
 ``--workers`` (default every core), ``--out DIR`` (a folder relative to the current one),
@@ -50,9 +51,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=_version(), help="print the version and exit")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", title="commands")
     for add in (add_play, add_demo, add_solve, add_tournament, add_league, add_simulate, add_show, add_agents,
-                add_import_iss, add_bench, add_train_bidding):
+                add_import_iss, add_bench, add_train_bidding, _add_serve):
         add(sub)
     return p
+
+
+def _add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    sp = sub.add_parser("serve", help="the browser table: play against two AIs, replay recorded games",
+                        description="A local web app (Starlette + uvicorn, 127.0.0.1 by default): play one deal "
+                                    "after another against two AIs with German- or French-suited cards, or "
+                                    "replay recorded games (--replay PATH) with the solver's verdict on every card.")
+    from skatsim_app.web import add_serve_arguments, run_serve
+
+    add_serve_arguments(sp)
+    sp.set_defaults(func=run_serve, parser=sp)
 
 
 def _errors() -> tuple[type[BaseException], ...]:

@@ -104,13 +104,16 @@ def refuse_unused(args: argparse.Namespace, unused: dict[str, str]) -> None:
 
 
 def check_new_out(path: str, what: str = "the results") -> None:
-    """``path`` may hold a new run: it does not exist (its parent folder does), or is an empty folder."""
+    """``path`` may hold a new run: it does not exist, or is an empty folder. It is created with
+    its parent folder if needed (``runs/NAME`` makes ``runs/``), not deeper: a mistyped path
+    is refused rather than built."""
     if os.path.exists(path) and (not os.path.isdir(path) or os.listdir(path)):
         kind = "a file" if not os.path.isdir(path) else "a folder that is not empty"
         raise UsageError(f"--out {path!r} is {kind}; give a new folder for {what}")
     parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise UsageError(f"--out {path!r}: the folder {parent!r} does not exist")
+    grand = os.path.dirname(parent)
+    if not os.path.isdir(parent) and not os.path.isdir(grand):  # runs/NAME makes runs/ too, no deeper
+        raise UsageError(f"--out {path!r}: the folder {grand!r} does not exist")
 
 
 def agent_spec(text: str) -> Any:

@@ -252,7 +252,6 @@ def test_decl_min_value_is_the_null_value_or_the_top_bid() -> None:
 
 
 def test_base_values_are_one_table() -> None:
-    import numpy as np
 
     from skatsim import valuation
     from skatsim.contracts import BASE_VALUES, NULL_VALUES

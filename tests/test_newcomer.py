@@ -35,7 +35,7 @@ def test_section_4_cases_are_one_line_errors(tmp_path, capsys) -> None:
     (full / "x").write_text("x")
     _fails(["tournament", "random", "random", "--out", str(full), "--deals", "2"], capsys, "is a folder that is not empty")
     _fails(["tournament", "neural_bidder:model=/nope/model", "random"], capsys, "a model checkpoint that exists")
-    _fails(["simulate", "--deals", "10", "--out", "/nonexistent/dir/x"], capsys, "the folder '/nonexistent/dir' does not exist")
+    _fails(["simulate", "--deals", "10", "--out", "/nonexistent/dir/x"], capsys, "the folder '/nonexistent' does not exist")
     (tmp_path / "a_file").write_text("x")
     _fails(["import-iss", str(ROOT / "tests" / "data" / "iss_records.txt"), "--out", str(tmp_path / "a_file")],
            capsys, "is a file")

@@ -180,7 +180,6 @@ def test_100_million_deals_in_flat_memory():
 def test_parquet_file_is_complete_or_absent(tmp_path, df):
     """An interrupted run never leaves a valid-looking partial file; an existing file stays
     untouched until the new one is complete; n_deals=0 writes a valid empty file."""
-    import os
     import signal
     import subprocess
     import sys
@@ -195,12 +194,23 @@ def test_parquet_file_is_complete_or_absent(tmp_path, df):
     script = (f"from skatsim.simulate import simulate_to_parquet\n"
               f"simulate_to_parquet({str(path)!r}, 200_000_000, seed=3, workers=1, chunk_size=100_000, progress=False)\n"
               f"simulate_to_parquet({str(old)!r}, 200_000_000, seed=3, workers=1, chunk_size=100_000, progress=False)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script])
-    try:
+    from skatsim.runs import TMP_PREFIX
+
+    def temporaries(pid: int) -> list:
+        """The temporary files the writer process ``pid`` holds next to ``path``."""
+        return [p for p in tmp_path.iterdir() if p.name == f"{TMP_PREFIX}{path.name}.{pid}"]
+
+    def start_and_wait_for_chunks() -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-c", script])
         deadline = time.time() + 120
-        while time.time() < deadline and not any(p.name.endswith(".partial") for p in tmp_path.iterdir()):
+        while time.time() < deadline and not temporaries(proc.pid):
             time.sleep(0.05)
+        assert temporaries(proc.pid), "the writer never opened its temporary file"
         time.sleep(0.5)  # a few chunks written
+        return proc
+
+    proc = start_and_wait_for_chunks()
+    try:
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
     finally:
@@ -208,25 +218,19 @@ def test_parquet_file_is_complete_or_absent(tmp_path, df):
             proc.kill()
     assert not path.exists()
     assert old.read_bytes() == before
-    for p in tmp_path.iterdir():  # a leftover temporary file is not a result file
-        if p.name.endswith(".partial"):
-            with pytest.raises(Exception):
-                read_parquet(p)
+    for p in temporaries(proc.pid):  # a leftover temporary file is not a result file
+        with pytest.raises(Exception):
+            read_parquet(p)
     # SIGINT (Ctrl-C) in-process cleans up its temporary file
-    proc = subprocess.Popen([sys.executable, "-c", script])
+    proc = start_and_wait_for_chunks()
     try:
-        deadline = time.time() + 120
-        while time.time() < deadline and not any(p.name.endswith(".partial") and str(os.getpid()) not in p.name
-                                                 for p in tmp_path.iterdir()):
-            time.sleep(0.05)
-        time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
         proc.wait(60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert not path.exists()
-    assert not any(p.name.endswith(f".{proc.pid}.partial") for p in tmp_path.iterdir())
+    assert not temporaries(proc.pid)
     zero = tmp_path / "zero.parquet"
     simulate_to_parquet(zero, 0, seed=1)
     assert len(read_parquet(zero)) == 0 and list(read_parquet(zero).columns) == COLUMNS

@@ -12,10 +12,8 @@ import copy
 import json
 import os
 import random
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,10 +21,10 @@ import pytest
 import reference as ref
 from iss_records import all_records
 
-from skatsim import (TERMINAL_PLAYER, CardSet, GameResult, RecordError, SkatRules, SkatState, deal,
-                     deal_from_hands, settle)
+from skatsim import (TERMINAL_PLAYER, CardSet, RecordError, SkatRules, SkatState, deal,
+                     deal_from_hands)
 from skatsim.actions import (DECLARE_BASE, HAND, HOLD, KONTRA, NUM_ACTIONS, PASS, PICKUP, RE,
-                             action_to_string, declare_action, string_to_action)
+                             action_to_string, string_to_action)
 from skatsim.cards import card_name, parse_card
 from skatsim import iss
 from skatsim.rules import RAMSCH

@@ -55,8 +55,15 @@ def test_batch_and_python_engines_give_the_same_table() -> None:
     agents = ["rule_based", "random"]
     a = run_tournament(agents, 4, seed=9, progress=False, engine="batch").games
     b = run_tournament(agents, 4, seed=9, progress=False, engine="python").games
-    assert b[TIME].notna().all().all() and (b[TIME] >= 0).all().all()
+    assert b[TIME].isna().all().all()  # compiled agents play inside the compiled step: no per-decision time
     pd.testing.assert_frame_equal(a.drop(columns=TIME), b.drop(columns=TIME))
+    from agents import RandomAgent
+
+    c = run_tournament(["rule_based", RandomAgent()], 4, seed=9, progress=False).games  # a Python agent object
+    seats = np.stack([c[f"agent_{s}"].to_numpy() == "random" for s in range(3)], axis=1)
+    t = c[TIME].to_numpy()
+    assert (t[seats] >= 0).all() and np.isnan(t[~seats]).all()  # its CPU time is measured, per seat
+    pd.testing.assert_frame_equal(a.drop(columns=TIME), c.drop(columns=TIME))  # the same games
 
 
 def test_same_table_for_one_and_two_workers() -> None:
@@ -206,7 +213,10 @@ def test_a_python_only_agent_runs_on_the_python_engine() -> None:
     register("test_first", First, defaults={})
     try:
         r = run_tournament(["test_first", "random"], 2, seed=1, progress=False)
-        assert r.games.attrs["engine"] == "python" and r.games[TIME].notna().all().all()
+        assert r.games.attrs["engine"] == "python"
+        mine = np.stack([r.games[f"agent_{s}"].to_numpy() == "test_first" for s in range(3)], axis=1)
+        assert (r.games[TIME].to_numpy()[mine] >= 0).all()  # the Python agent's decision times
+        assert np.isnan(r.games[TIME].to_numpy()[~mine]).all()  # the compiled random policy has none
         with pytest.raises(ValueError, match="batch-engine policy"):
             run_tournament(["test_first", "random"], 2, engine="batch", progress=False)
     finally:

@@ -16,7 +16,6 @@ from skatsim.bits import iter_bits, popcount
 from skatsim.cards import ALL_CARDS
 from skatsim.state import random_game as play_random_game
 from skatsim.infostate import InfoState, count_worlds, masked_view, sample_worlds, void_masks
-from skatsim.kernels import game as K
 from skatsim.options import SkatRules
 from skatsim.solver import Position, Solver, target_for
 

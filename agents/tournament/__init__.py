@@ -19,13 +19,14 @@ Randomness is common: the agent in seat ``s`` of deal ``i`` draws from
 ``seat_stream(deal_seed, s)`` whoever it is, so two arrangements differ only by who
 decides, not by luck.
 
-Engines: when every agent has a batch-engine policy (``random``, ``rule_based`` with any
-parameters), each chunk of deals is played by ``simulate(n, policy=(spec per seat),
-seed=seed, start=...)`` once per arrangement (``engine="batch"``, numba threads);
-otherwise by :func:`agents.play.play` over a process pool (``engine="python"``,
-``workers`` processes, chunks of deals). Both give the same games for the same seed (the
-agents run the same compiled policies), and the table does not depend on ``workers``
-(except the measured ``time_*`` columns).
+One engine: every game is played by :func:`agents.vecplay.play_boards` on a
+:class:`skatsim.vec.VecEnv` — agents with a batch-engine policy (``random``, ``rule_based``
+with any parameters) inside the compiled step, batch agents (``act_batch``) once per step
+for all games, Python agents one observation at a time with the table's checks. When every
+agent is compiled (``engine="batch"``) a chunk runs in this process on ``workers`` numba
+threads; otherwise (``engine="python"``) the chunks go to ``workers`` processes (or Ray).
+The table does not depend on ``workers`` (except the measured ``time_*`` columns: a Python
+agent's CPU seconds per seat, NaN for compiled agents).
 
 Rows (:data:`GAME_COLUMNS`)
 ---------------------------
@@ -35,8 +36,8 @@ deal_index, deal_seed, declarer, bid, contract, game, flags, picked_up, kontra,
 declarer_points, declarer_tricks, matadors, won, schneider, schwarz, multiplier,
 game_value, overbid, charged_value, list_score, score_0..2, sf_0..2, points_0..2,
 n_actions), ``auction`` (the bidding as ``seat:call`` words, e.g. ``"1:18 0:yes 1:pass
-2:pass"``), ``time_0..2`` (seconds the seat's agent spent deciding; NaN in the batch
-engine) and ``error`` (empty: the game ended normally). ``attrs``: the configuration
+2:pass"``), ``time_0..2`` (CPU seconds the seat's agent spent deciding; NaN for compiled
+agents), ``error`` (empty: the game ended normally), ``error_seats`` and ``traceback``. ``attrs``: the configuration
 (agents, labels, seed, n_deals, rules, rules_version, engine) and package versions.
 
 Summary (:meth:`TournamentResult.summary`)

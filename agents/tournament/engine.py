@@ -8,16 +8,14 @@ chunks can be played in any order, by any number of workers or on Ray
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import numpy as np
 
 from skatsim.bits import derive_seed
 from skatsim.parallel import BACKENDS, map_chunks
-from skatsim.state import SkatState
-from skatsim.table import CONTRACT_CATEGORIES, RESULT_COLUMNS, auction_text
+from skatsim.table import CONTRACT_CATEGORIES
 
-from ..play import Table
 from .config import GAME_COLUMNS, TournamentConfig, arrangement_text
 
 if TYPE_CHECKING:
@@ -26,32 +24,10 @@ if TYPE_CHECKING:
 __all__ = ["play_chunk", "iter_chunks", "default_chunk_size", "BACKENDS", "games_frame", "sort_games"]
 
 
-def _python_chunk(cfg: TournamentConfig, deal_ids: Sequence[int]) -> list[dict[str, Any]]:
-    labels = cfg.labels
-    rows: list[dict[str, Any]] = []
-    for i in deal_ids:
-        ds = derive_seed(cfg.seed, i)
-        for arr in cfg.arrangements:
-            agents = [cfg.agents[k].make() for k in arr]
-            table = Table(agents, SkatState.new_game(seed=ds, rules=cfg.rules), ds, i,
-                          time_limit=cfg.time_limit, on_error="forfeit")
-            game = table.run()
-            st = game.state
-            row: dict[str, Any] = {"deal_id": i, "arrangement": arrangement_text(arr),
-                                   "agent_0": labels[arr[0]], "agent_1": labels[arr[1]], "agent_2": labels[arr[2]]}
-            res = game.result.to_row()
-            row.update({c: res[c] for c in RESULT_COLUMNS if c in res})
-            row["deal_index"] = i
-            row["deal_seed"] = ds
-            row["n_actions"] = len(st.history())
-            row["auction"] = auction_text(st.history())
-            for s in range(3):
-                row[f"time_{s}"] = game.decision_time[s]
-            row["error"] = game.error_text
-            row["error_seats"] = game.error_seats
-            row["traceback"] = game.error_traceback
-            rows.append(row)
-    return rows
+def _boards_of(cfg: TournamentConfig, start: int, stop: int) -> list[tuple[int, int, tuple[Any, Any, Any]]]:
+    """The games of boards ``start ... stop - 1``: every arrangement of each deal."""
+    return [(derive_seed(cfg.seed, i), i, tuple(cfg.agents[k] for k in arr))
+            for i in range(start, stop) for arr in cfg.arrangements]
 
 
 def games_frame(rows: list[dict[str, Any]] | "pd.DataFrame") -> "pd.DataFrame":
@@ -75,34 +51,6 @@ def games_frame(rows: list[dict[str, Any]] | "pd.DataFrame") -> "pd.DataFrame":
     return df
 
 
-def _batch_chunk(cfg: TournamentConfig, start: int, n: int, threads: int | None) -> "pd.DataFrame":
-    import pandas as pd
-
-    from skatsim.simulate import simulate
-
-    labels = cfg.labels
-    parts = []
-    for arr in cfg.arrangements:
-        policy = tuple(cfg.agents[k].engine_policy() for k in arr)
-        df = simulate(n, policy=policy, seed=cfg.seed, rules=cfg.rules, start=start, workers=threads,
-                      record_actions=True)
-        acts = df.attrs.pop("actions")
-        df = df.copy()
-        df.attrs = {}
-        df.insert(0, "deal_id", df["deal_index"].to_numpy())
-        df.insert(1, "arrangement", arrangement_text(arr))
-        for s in range(3):
-            df.insert(2 + s, f"agent_{s}", labels[arr[s]])
-        df["auction"] = [auction_text(a.tolist()) for a in acts]
-        for s in range(3):
-            df[f"time_{s}"] = np.nan
-        df["error"] = ""
-        df["error_seats"] = 0
-        df["traceback"] = ""
-        parts.append(df)
-    return pd.concat(parts, ignore_index=True)
-
-
 def sort_games(df: "pd.DataFrame", cfg: TournamentConfig) -> "pd.DataFrame":
     order = {arrangement_text(a): k for k, a in enumerate(cfg.arrangements)}
     key = df["deal_id"].to_numpy() * 8 + df["arrangement"].map(order).to_numpy()
@@ -113,12 +61,24 @@ def play_chunk(cfg: TournamentConfig, start: int, stop: int, threads: int | None
     """All games of boards ``start ... stop - 1`` (every arrangement), as tournament rows
     sorted by deal and arrangement. The unit of work of :func:`run_tournament` (and of a
     resumable or distributed run: chunks are independent and their rows depend only on
-    ``cfg`` and the deal ids)."""
-    if cfg.engine == "batch":
-        df = _batch_chunk(cfg, start, stop - start, threads)
-    else:
-        df = _python_chunk(cfg, range(start, stop))
-    return sort_games(games_frame(df), cfg)
+    ``cfg`` and the deal ids).
+
+    Every game goes through the one engine, :func:`agents.vecplay.play_boards` on a
+    :class:`skatsim.vec.VecEnv`: compiled agents inside the compiled step (``threads`` numba
+    threads), batch agents once per step for all games, Python agents one observation at a
+    time with the table's checks and forfeit rules."""
+    from ..vecplay import play_boards
+
+    arrs = [arrangement_text(a) for a in cfg.arrangements]
+    labels = cfg.labels
+    df = play_boards(_boards_of(cfg, start, stop), rules=cfg.rules, slots=4096, threads=threads,
+                     time_limit=cfg.time_limit, on_error="forfeit")
+    df.attrs = {}
+    k = len(arrs)
+    df.insert(1, "arrangement", [arrs[b % k] for b in range(len(df))])
+    for s in range(3):
+        df.insert(2 + s, f"agent_{s}", [labels[cfg.arrangements[b % k][s]] for b in range(len(df))])
+    return sort_games(games_frame(df.drop(columns="board")), cfg)
 
 
 def _chunk_bounds(n: int, size: int) -> list[tuple[int, int]]:

@@ -18,10 +18,12 @@ callable from Python like any other jitted function.
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from ..actions import BID_BASE, DECLARE_BASE, HOLD, KONTRA, PASS, PICKUP, RE
-from ..bits import nth_bit, popcount, rand_below
+from ..bits import assume_below, branchless, nth_bit, popcount, rand_below
 from ..cards import CARD_POINTS_ARRAY, card_points
 from ..contracts import BID_ARRAY, DECLARABLE_BITS, DECLARATION_ARRAY, OUVERT, SCHWARZ_ANNOUNCED
 from ..options import OPT_KONTRA, OPT_RAMSCH
@@ -87,9 +89,10 @@ def legal_set(st):
     """Legal actions of the player to move as ``(base, lo, hi)`` (module docstring)."""
     ph = st[F_PHASE]
     if ph == PH_PLAY:
-        p = st[F_PLAYER]
-        led = st[F_TRICK0] if st[F_NCARDS] > 0 else -1
-        return 0, legal_mask(st[F_HAND0 + p], led, st[F_GAME]), 0
+        hand = st[F_HAND0 + assume_below(st[F_PLAYER], 3)]
+        if st[F_NCARDS] == 0:
+            return 0, hand, 0
+        return 0, legal_mask(hand, assume_below(st[F_TRICK0], 32), assume_below(st[F_GAME], 7)), 0
     if ph == PH_BID:
         if st[F_BID_STAGE] == 2:  # forehand alone: play at 18 or pass
             return BID_BASE, 1, 1 << 31
@@ -228,23 +231,31 @@ def _apply_kontra(st, a: int) -> None:
 
 @njit(cache=True, inline='always')
 def _apply_play(st, card: int) -> None:
-    p = st[F_PLAYER]
+    # assume_below: the seat, trick position, game and cards of the play phase are in
+    # range, so the compiled indexing needs no negative-index wrap-around
+    p = assume_below(st[F_PLAYER], 3)
+    card = assume_below(card, 32)
     bit = 1 << card
     st[F_HAND0 + p] ^= bit
     st[F_PLAYED0 + p] |= bit
-    k = st[F_NCARDS]
-    st[F_TRICK0 + k] = card
-    if k > 0:
-        fm = FOLLOW[st[F_GAME] * 32 + st[F_TRICK0]]
-        if (fm >> card) & 1 == 0:  # did not follow: void in the led (effective) suit
-            st[F_VOID0 + p] |= fm
-    if k < 2:
-        st[F_NCARDS] = k + 1
+    k = assume_below(st[F_NCARDS], 3)
+    if k == 0:
+        st[F_TRICK0] = card
+        st[F_NCARDS] = 1
         st[F_PLAYER] = p + 1 if p < 2 else 0
         return
-    g = st[F_GAME]
-    t0, t1 = st[F_TRICK0], st[F_TRICK1]
-    w = st[F_LEADER] + trick_winner_pos(t0, t1, card, g)
+    g = assume_below(st[F_GAME], 7)
+    t0 = assume_below(st[F_TRICK0], 32)
+    st[F_TRICK0 + k] = card
+    fm = FOLLOW[g * 32 + t0]
+    # did not follow: void in the led (effective) suit (no jump: it is unpredictable)
+    st[F_VOID0 + p] |= branchless((fm >> card) & 1 == 0, fm, 0)
+    if k == 1:
+        st[F_NCARDS] = 2
+        st[F_PLAYER] = p + 1 if p < 2 else 0
+        return
+    t1 = assume_below(st[F_TRICK1], 32)
+    w = assume_below(st[F_LEADER], 3) + trick_winner_pos(t0, t1, card, g)
     if w >= 3:
         w -= 3
     st[F_POINTS0 + w] += _PTS[t0] + _PTS[t1] + _PTS[card]
@@ -447,6 +458,43 @@ def result_fields(st, out) -> None:
                 end == END_DECLARER_RESIGNED)
 
 
+def copy_state(dst, src) -> None:
+    """``dst[:N_FIELDS] = src[:N_FIELDS]``: copy a state vector into another one.
+
+    Compiled for two C-contiguous int64 vectors it is one fixed-size ``memcpy`` that LLVM
+    turns into a few vector moves (numba compiles ``dst[:] = src`` as a broadcasting loop
+    with an overlap test, and a plain loop as 52 scalar moves). ``dst`` and ``src`` are
+    distinct vectors.
+    """
+    dst[:N_FIELDS] = src[:N_FIELDS]
+
+
+@intrinsic
+def _memcpy_state(typingctx, dst, src):
+    sig = types.void(dst, src)
+
+    def codegen(context, builder, signature, args):
+        d = context.make_array(signature.args[0])(context, builder, args[0])
+        s = context.make_array(signature.args[1])(context, builder, args[1])
+        cgutils.raw_memcpy(builder, d.data, s.data, context.get_constant(types.intp, N_FIELDS), 8)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@overload(copy_state, inline='always')
+def _copy_state_ol(dst, src):
+    if (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.layout == 'C'
+            and src.layout == 'C' and dst.dtype == types.int64 and src.dtype == types.int64):
+        return lambda dst, src: _memcpy_state(dst, src)
+
+    def impl(dst, src):
+        for f in range(N_FIELDS):
+            dst[f] = src[f]
+
+    return impl
+
+
 @njit(cache=True, inline='always')
 def mask_view(st, seat: int, view) -> None:
     """Copy into ``view`` what ``seat`` may know of ``st``; hidden fields are zeroed.
@@ -456,7 +504,7 @@ def mask_view(st, seat: int, view) -> None:
     picked it up has seen. Everything else in the vector is public. A jitted policy gets
     only this view; ``legal_set(view)`` is the mover's legal set.
     """
-    view[:] = st
+    copy_state(view, st)
     d = st[F_DECLARER]
     open_hand = d >= 0 and (st[F_FLAGS] & OUVERT) != 0 and st[F_PHASE] >= PH_KONTRA
     for q in range(3):

@@ -279,7 +279,7 @@ def _mat(h, g):
     return n if seq == 0 else n - 1 - msb(seq)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def suit_strength(h, t, seat, params):
     """Strength points of hand ``h`` for a suit game with trump suit ``t`` (0 D .. 3 C).
 
@@ -307,7 +307,7 @@ def suit_strength(h, t, seat, params):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def grand_strength(h, seat, params):
     """Strength points of ``h`` for grand: jacks (1.6 .. 2.4, +0.5 CJ+SJ, +0.5 all four,
     -1.5 per jack short of two),
@@ -322,7 +322,7 @@ def grand_strength(h, seat, params):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def null_bad(h):
     """Cards of ``h`` that break the safe-suit rule of null, summed over the suits.
 
@@ -382,7 +382,7 @@ def _strengths(h, seat, params):
     return out0, out1, out2, out3, sg
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def game_chance(h, g, seat, params, extra, pickup):
     """Winning chance of ten cards ``h`` in game ``g`` (0..4) with ``extra`` strength
     points (pushed skat points). ``pickup``: before the pickup (bidding, skat decision),
@@ -396,7 +396,7 @@ def game_chance(h, g, seat, params, extra, pickup):
     return _logistic((s + extra - params[P_T]) / params[P_SCALE])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def expected_score(p, value, bid, base):
     """Seeger-Fabian expectation of declaring a game of ``value`` won with chance ``p``:
     ``p (V + 50) - (1 - p)(2 V + 50)``; an overbid (``value < bid``) is lost for sure and
@@ -425,7 +425,7 @@ def _null_pick_chance(bad, ouvert, params):
     return p * 0.85 if ouvert else p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bid_limit(h, seat, params):
     """Highest game value the seat bids or holds with its ten cards ``h``.
 
@@ -558,7 +558,7 @@ def _dump(hand, legal, g):
 
 
 # ----------------------------------------------------------------------------- card play
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _suit_lead(view, me, g, d, hand, out, dh):
     """Lead in a suit or grand game (declarer or defender)."""
     tm = _TRUMP[g]
@@ -643,7 +643,7 @@ def _suit_lead(view, me, g, d, hand, out, dh):
     return _min_of(T, _DUMP, off)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _suit_follow(view, me, g, d, hand, legal, out, dh, n, params):
     """Second or third card in a suit or grand game. A defender smears (points on the
     partner's trick) when last, or second when the declarer cannot beat the partner's card
@@ -708,7 +708,7 @@ def _suit_follow(view, me, g, d, hand, legal, out, dh, n, params):
     return _dump(hand, legal, g)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _null_lead(view, me, d, hand, out, dh):
     """Lead in null: the declarer leads the card fewest outstanding cards can duck under;
     a defender leads low where the declarer (not void) must take or is likely to."""
@@ -748,7 +748,7 @@ def _null_lead(view, me, d, hand, out, dh):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _null_follow(view, me, d, hand, legal, out, n):
     """Follow in null: the declarer ducks with his highest card under the best, a defender
     ducks under a winning declarer card and otherwise dumps high cards."""
@@ -799,7 +799,7 @@ def _null_follow(view, me, d, hand, legal, out, n):
     return _max_of(legal, _STR, off)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ramsch_play(view, me, hand, legal, out, n):
     """Ramsch (jacks trumps, everyone alone): lead cards that can hardly win, duck with the
     highest card that loses while dumping points, take unavoidable tricks cheaply."""
@@ -861,7 +861,7 @@ def _ramsch_play(view, me, hand, legal, out, n):
     return _min_of(B, _STR, off)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def card_decision(view, me, params):
     """The card to play (phase PH_PLAY) for every contract and seat role."""
     g = view[G.F_GAME]
@@ -893,7 +893,7 @@ def card_decision(view, me, params):
 
 
 # ----------------------------------------------------------------------------- bidding, skat
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bid_decision(view, me, params):
     """Bid the next ladder value while it is within :func:`bid_limit`, hold while the named
     bid is within it (the responder), forehand alone plays at 18 when it can; else pass."""
@@ -908,7 +908,7 @@ def bid_decision(view, me, params):
     return PASS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_plain(h, seat, params, bid, hand, matcards):
     """Best suit/grand game of ``h`` at ``bid``: ``(game, expected score, chance)``;
     hand games count one more level. ``matcards``: the cards that fix the matadors."""
@@ -934,7 +934,7 @@ def _best_plain(h, seat, params, bid, hand, matcards):
     return best_g, best_ev, best_p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def skat_decision(view, me, params):
     """Pickup or hand: hand only if the best hand game (suit, grand or null hand) has a
     chance >= ``hand_min_p`` and a higher expected score than the best pickup game."""
@@ -960,7 +960,7 @@ def skat_decision(view, me, params):
     return PICKUP
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _greedy_discard(h, g, params):
     """The card a declarer planning game ``g`` discards next from ``h``.
 
@@ -1009,7 +1009,7 @@ def _greedy_discard(h, g, params):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _plan_after_pickup(view, me, params, k):
     """For each game: discard ``k`` cards greedily, then score the ten cards. Returns
     ``(game, first discard, expected score)`` of the best plan; null counts as 23 or 46."""
@@ -1065,7 +1065,7 @@ def _plan_after_pickup(view, me, params, k):
     return best_g, best_c, best_ev
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def discard_decision(view, me, params):
     """Discard (12 or 11 cards in hand): the first card of the best game's discard plan."""
     k = 2 if view[G.F_DISCARDS] == 0 else 1
@@ -1073,7 +1073,7 @@ def discard_decision(view, me, params):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sure_all(h, g, seat):
     """Does ``h`` take every trick for sure (schwarz / ouvert): forehand, trumps a top run
     at least as long as the trumps out, every side suit a run from its ace down?"""
@@ -1105,7 +1105,7 @@ def _sure_all(h, g, seat):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def declare_decision(view, me, params):
     """The declaration of highest expected score among the legal ones (bits of
     :func:`skatsim.kernels.game.declaration_bits`)."""
@@ -1186,7 +1186,7 @@ def declare_decision(view, me, params):
     return DECLARE_BASE + best_a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def kontra_decision(view, me, params):
     """Kontra: a defender whose count (trumps + jacks + side aces + side tens with their ace
     / 2) reaches ``kontra_threshold`` (never against null). Re: the declarer whose own

@@ -59,7 +59,7 @@ def rollout_kernel(st0, policy: int, params, smul, out_points, out_tricks, out_w
     flags = st0[G.F_FLAGS]
     skat_pts = card_points(st0[G.F_SKAT])
     for r in range(out_points.shape[0]):
-        st[:] = st0
+        G.copy_state(st, st0)
         rng = deal_seed_of(smul, r)
         k = 0
         while st[G.F_PHASE] == G.PH_PLAY:

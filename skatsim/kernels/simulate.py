@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from ..bits import _GOLDEN, mix64, seat_stream
+from ..bits import _GOLDEN, assume_below, mix64, seat_stream
 from ..bits import M64 as _M64
 from ..deal import deal_masks
 from . import game as G
@@ -97,39 +97,45 @@ def random_policy(view, seat, params, rng):
     return G.random_action(view, rng)
 
 
+@njit(cache=True, _nrt=False)
+def _builtin_act(st, p, view, pid, params, rng):
+    """Seat ``p``'s masked view and built-in policy ``pid``'s action on it: ``(action, rng)``.
+
+    A called function, not inlined, compiled without reference counting (``_nrt=False``;
+    it allocates nothing): inlined into the deal loop, the view copy and the policy's array
+    arguments cost several atomic reference-count updates per decision.
+    """
+    G.mask_view(st, p, view)
+    return act(pid, view, p, params[p], rng)
+
+
 @njit(inline='always')
-def play_deal(custom, st, view, pids, params, deal_seed, options, actions, i, record, check):
+def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions, i, record, check, all_random):
     """Deal from ``deal_seed`` and play to the end; seat ``s`` is played by policy
-    ``pids[s]`` with parameters ``params[s]`` (``POLICY_CUSTOM``: the jitted ``custom``).
+    ``pids[s]`` with parameters ``params[s]`` (``POLICY_CUSTOM``: the jitted ``custom``)
+    and draws from its stream ``rngs[s]`` (``seat_stream(deal_seed, s)``; scratch int64[3]).
 
     Returns the number of actions; with ``record`` they are written to ``actions[i]``.
     With ``check`` every action is tested first: an illegal one stops the deal and
-    ``-(k + 1)`` is returned for the ``k``-th action (0-based).
+    ``-(k + 1)`` is returned for the ``k``-th action (0-based). ``all_random`` (a constant
+    at each call site): every seat is ``POLICY_RANDOM``, so the compiled loop has no
+    policy dispatch.
     """
     h0, h1, h2, sk, _ = deal_masks(deal_seed)
     G.init_state(st, h0, h1, h2, sk, options)
-    r0 = seat_stream(deal_seed, 0)
-    r1 = seat_stream(deal_seed, 1)
-    r2 = seat_stream(deal_seed, 2)
+    for s in range(3):
+        rngs[s] = seat_stream(deal_seed, s)
     n = 0
     while st[G.F_PHASE] != G.PH_DONE:
-        p = st[G.F_PLAYER]
-        rng = r0 if p == 0 else (r1 if p == 1 else r2)
+        p = assume_below(st[G.F_PLAYER], 3)
         pid = pids[p]
-        if pid == POLICY_RANDOM:
-            a, rng = G.random_action(st, rng)
-        else:
+        if all_random or pid == POLICY_RANDOM:
+            a, rngs[p] = G.random_action(st, rngs[p])
+        elif pid == POLICY_CUSTOM:
             G.mask_view(st, p, view)
-            if pid == POLICY_CUSTOM:
-                a, rng = custom(view, p, params[p], rng)
-            else:
-                a, rng = act(pid, view, p, params[p], rng)
-        if p == 0:
-            r0 = rng
-        elif p == 1:
-            r1 = rng
+            a, rngs[p] = custom(view, p, params[p], rngs[p])
         else:
-            r2 = rng
+            a, rngs[p] = _builtin_act(st, p, view, pid, params, rngs[p])
         if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
             return -(n + 1)
         G.apply_action(st, a)
@@ -174,19 +180,32 @@ def _store(out, i, index, deal_seed, r, n):
 
 
 @njit(inline='always')
+def _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, all_random,
+                st, view, rngs, r):
+    for i in range(lo, hi):
+        index = start + i
+        ds = deal_seed_of(smul, index)
+        n = play_deal(custom, st, view, rngs, pids, params, ds, options, actions, i, record, check, all_random)
+        G.result_fields(st, r)
+        _store(out, i, index, ds, r, n)
+
+
+@njit(inline='always')
 def play_block(custom, b, smul, start, options, pids, params, out, actions, record, check):
     """Play deals ``b * BLOCK ...`` of a chunk (deal index ``start + i`` into ``out[i]``)."""
     st = np.zeros(G.N_FIELDS, dtype=np.int64)
     view = np.zeros(G.N_FIELDS, dtype=np.int64)
+    rngs = np.zeros(3, dtype=np.int64)
     r = np.zeros(G.N_RESULT, dtype=np.int64)
     lo = b * BLOCK
     hi = min(lo + BLOCK, out.shape[0])
-    for i in range(lo, hi):
-        index = start + i
-        ds = deal_seed_of(smul, index)
-        n = play_deal(custom, st, view, pids, params, ds, options, actions, i, record, check)
-        G.result_fields(st, r)
-        _store(out, i, index, ds, r, n)
+    if pids[0] == POLICY_RANDOM and pids[1] == POLICY_RANDOM and pids[2] == POLICY_RANDOM:
+        # the same loop compiled without the policy dispatch (random self-play, rollouts)
+        _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, True,
+                    st, view, rngs, r)
+    else:
+        _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, False,
+                    st, view, rngs, r)
 
 
 @njit(cache=True, inline='always')

@@ -147,6 +147,18 @@ def _finish(st, rbuf, results, deal_index, deal_seed, nact, kind, rew, done, i,
         bstart[i] = bfill[i]
 
 
+@njit(cache=True, inline="always")
+def _legal_into(v, m) -> None:
+    """Set ``m[a]`` for every legal action ``a`` of the mover of view ``v`` (``m`` zeroed)."""
+    base, lo, hi = G.legal_set(v)
+    while lo:
+        m[base + lsb(lo)] = True
+        lo &= lo - 1
+    while hi:
+        m[base + 32 + lsb(hi)] = True
+        hi &= hi - 1
+
+
 @njit(cache=True, inline='always')
 def _emit(st, view, obs, mask, to_move, i) -> None:
     """Observation tensor and legal mask of game ``i``'s mover, from its masked view."""
@@ -162,13 +174,7 @@ def _emit(st, view, obs, mask, to_move, i) -> None:
     v = view[i]
     G.mask_view(s, p, v)
     observe_into(v, p, o)
-    base, lo, hi = G.legal_set(v)
-    while lo:
-        m[base + lsb(lo)] = True
-        lo &= lo - 1
-    while hi:
-        m[base + 32 + lsb(hi)] = True
-        hi &= hi - 1
+    _legal_into(v, m)
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -362,15 +368,8 @@ def take_rows(bview, bseat, bact, bgame, brtg, bfill, bstart, offsets,
             seen |= 1 << p
             unpack_view(bview[t, i], v)
             observe_into(v, p, obs[o])
-            mrow = mask[o]
-            mrow[:] = False
-            b0, lo, hi = G.legal_set(v)
-            while lo:
-                mrow[b0 + lsb(lo)] = True
-                lo &= lo - 1
-            while hi:
-                mrow[b0 + 32 + lsb(hi)] = True
-                hi &= hi - 1
+            mask[o, :] = False
+            _legal_into(v, mask[o])
             action[o] = bact[t, i]
             seat[o] = p
             rtg[o] = brtg[t, i]

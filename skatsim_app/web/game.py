@@ -1,0 +1,426 @@
+"""One deal at the browser table: you in one seat, two AIs from the registry in the others.
+
+:class:`PlayGame` drives the real game (a :class:`skatsim.SkatState` at an
+:class:`agents.play.Table`, the same loop as everywhere else); the person's moves come from
+requests, validated on the server (:meth:`PlayGame.human_act`), the AIs' from their agents
+(:meth:`PlayGame.ai_step`, one decision per call, run by the server off its event loop).
+
+What reaches the browser is built by :func:`present` from a *snapshot* that holds only
+the person's :meth:`~skatsim.SkatState.observation` (own hand, the skat only when he picked
+it up, his own discards, an ouvert declarer's cards, the tricks and the trick on the
+table) and public facts (who sits where, the calls, the number of cards each holds, the
+settlement). The others' discards appear as "discards a card", never as cards. Cards are
+named by their ids (``"CJ"``, ``"S10"``) everywhere in the JSON, so a test can collect every
+card a response names and compare it with what the observation allows.
+
+>>> from agents import AgentSpec
+>>> g = PlayGame(PlaySettings((AgentSpec("random"), AgentSpec("random")), mode="thread"), seat=0, seed=3)
+>>> v = g.snapshot
+>>> v["phase"], v["to_move"], len(v["hand"]), v["your_turn"]
+('bidding', 1, 10, False)
+>>> events = g.ai_step()                      # middlehand (a random AI) speaks first
+>>> [e["seat"] for e in events]
+[1]
+>>> g.close()
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents import AgentSpec, Table
+from agents.human import explain_result, sort_cards
+from skatsim._random import to_seed
+from skatsim.actions import (BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, RE, action_to_string,
+                             string_to_action)
+from skatsim.cards import card_name, card_points
+from skatsim.contracts import Contract
+from skatsim.deal import SEED_MASK
+from skatsim.options import ISKO, SkatRules
+from skatsim.state import SEAT_NAMES, SkatState
+
+from .names import card_label, check_deck, contract_label, deck_text, game_label
+from .seats import make_seat_agent
+
+__all__ = ["PlaySettings", "PlayGame", "PlayError", "present", "DEFAULT_OPPONENTS"]
+
+#: The opponents a new table starts with (left, right).
+DEFAULT_OPPONENTS = ("rule_based", "pimc")
+
+
+class PlayError(Exception):
+    """A request the game refuses: ``status`` is the HTTP status (400 malformed, 409 not
+    now / out of turn, 422 not a legal move), the message says why. Nothing was changed."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """How a table is set up: the two AIs (to your left, to your right), the rules, the
+    deck style, the AIs' time limit per decision and where they run (``"process"`` or
+    ``"thread"``, see :mod:`skatsim_app.web.seats`)."""
+
+    opponents: tuple[AgentSpec, AgentSpec] = field(
+        default_factory=lambda: (AgentSpec(DEFAULT_OPPONENTS[0]), AgentSpec(DEFAULT_OPPONENTS[1])))
+    rules: SkatRules = ISKO
+    deck: str = "german"
+    time_limit: float = 30.0
+    mode: str = "process"
+
+
+class _HumanSeat:
+    """The person's seat at the :class:`~agents.play.Table`: plays the move the request
+    brought (already validated)."""
+
+    name = "you"
+
+    def __init__(self) -> None:
+        self.pending: int | None = None
+
+    def act(self, obs: Any) -> int:
+        a, self.pending = self.pending, None
+        if a is None:  # pragma: no cover - the game asks the human only after a request
+            raise RuntimeError("no move from the browser")
+        return a
+
+
+class PlayGame:
+    """One deal: ``seat`` is the person's seat (0 forehand, 1 middlehand, 2 rearhand); the
+    AI to the person's left plays seat ``seat + 1``, the one to the right ``seat + 2``
+    (mod 3). ``seed``: the deal seed (any int). :attr:`snapshot` is the current view
+    (rebuilt after every move; safe to read from any thread)."""
+
+    def __init__(self, settings: PlaySettings, seat: int = 0, seed: int = 0, deal_no: int = 1) -> None:
+        if seat not in (0, 1, 2):
+            raise PlayError(400, f"seat must be 0 (forehand), 1 (middlehand) or 2 (rearhand), got {seat!r}")
+        self.settings = settings
+        self.seat = seat
+        self.deal_no = deal_no
+        self.deal_seed = to_seed(seed) & SEED_MASK
+        self.players: list[str] = ["", "", ""]
+        self.players[seat] = "you"
+        self.human = _HumanSeat()
+        agents: list[Any] = [None, None, None]
+        agents[seat] = self.human
+        self._ai: list[Any] = []
+        for k, spec in enumerate(settings.opponents):
+            s = (seat + 1 + k) % 3
+            agent = make_seat_agent(spec.make(), settings.time_limit, settings.mode)
+            self._ai.append(agent)
+            agents[s] = agent
+            self.players[s] = spec.to_text()
+        self.events: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        state = SkatState.new_game(seed=self.deal_seed, rules=settings.rules)
+        try:
+            self.table = Table(agents, state, self.deal_seed, deal_no, self._on_action, on_error="forfeit")
+        except BaseException:
+            self.close()
+            raise
+        self.snapshot: dict[str, Any] = {}
+        self._refresh()
+
+    # ------------------------------------------------------------------ moves
+    @property
+    def state(self) -> SkatState:
+        return self.table.state
+
+    @property
+    def over(self) -> bool:
+        return self.table.over
+
+    @property
+    def ai_to_move(self) -> bool:
+        """An AI is to move (the server should call :meth:`ai_step`)."""
+        return not self.over and self.state.current_player() != self.seat
+
+    def human_act(self, text: Any, expect: Any = None) -> list[dict[str, Any]]:
+        """Play the person's move ``text`` (``"18"``, ``"pass"``, ``"yes"``, ``"pickup"``,
+        ``"hand"``, a card ``"S10"``, a contract ``"GH"``, ``"kontra"``, ``"re"``); ``expect``:
+        the number of moves the browser has seen (a stale page gets 409). Returns the new
+        events; raises :class:`PlayError` (and changes nothing) when the move is refused."""
+        if not isinstance(text, str) or not text.strip():
+            raise PlayError(400, f"'action' must be a non-empty string such as \"18\", \"pass\", \"S10\" or \"GH\", "
+                                 f"got {text!r}")
+        if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
+            raise PlayError(400, f"'expect' must be the number of moves seen (an int), got {expect!r}")
+        if not self._lock.acquire(blocking=False):
+            raise PlayError(409, "not your turn: an AI is thinking")
+        try:
+            if self.over:
+                raise PlayError(409, "the deal is over: start the next deal")
+            st = self.state
+            if st.current_player() != self.seat:
+                who = st.current_player()
+                raise PlayError(409, f"not your turn: seat {who} ({SEAT_NAMES[who]}, {self.players[who]}) is to move")
+            if expect is not None and expect != len(st.history()):
+                raise PlayError(409, f"your page is out of date: it has seen {expect} moves, the game has "
+                                     f"{len(st.history())}; reload the table")
+            try:
+                action = string_to_action(text)
+            except ValueError as e:
+                raise PlayError(400, str(e)) from None
+            obs = st.observation(self.seat)
+            if action not in obs.legal_actions:
+                raise PlayError(422, _illegal_reason(action, obs))
+            n = len(self.events)
+            self.human.pending = action
+            self.table.step()
+            self._refresh()
+            return self.events[n:]
+        finally:
+            self._lock.release()
+
+    def ai_step(self) -> list[dict[str, Any]]:
+        """One AI decision (blocking up to the time limit: call it off the event loop).
+        Returns the new events (the move, or the error and what the rules made of it)."""
+        with self._lock:
+            if self.over:
+                raise PlayError(409, "the deal is over")
+            if self.state.current_player() == self.seat:
+                raise PlayError(409, "it is your turn")
+            n, errs = len(self.events), len(self.table.errors)
+            self.table.step()
+            for e in self.table.errors[errs:]:
+                self.events.insert(n, {"n": len(self.state.history()), "seat": e.seat, "phase": e.phase,
+                                       "kind": "error", "text": str(e)})
+            self._refresh()
+            if self.over:
+                self.close()
+            return self.events[n:]
+
+    def close(self) -> None:
+        """Stop the AIs' processes (idempotent)."""
+        for a in self._ai:
+            a.close()
+
+    def _on_action(self, state: SkatState, seat: int, action: int) -> None:
+        phase = state.phase_history()[-1][2]
+        ev: dict[str, Any] = {"n": len(state.history()), "seat": seat, "phase": phase}
+        if phase == "discard":
+            ev["kind"] = "discard"
+            if seat == self.seat:
+                ev["card"] = card_name(action)
+        elif phase == "play":
+            ev["kind"], ev["card"] = "card", card_name(action)
+            if not state.current_trick() and state.tricks():
+                leader, cards, winner = state.tricks()[-1]
+                ev["trick_won_by"] = winner
+                ev["trick_points"] = int(card_points(sum(1 << c for c in cards)))
+        elif BID_BASE <= action < PASS:
+            ev["kind"], ev["bid"] = "bid", int(action_to_string(action))
+        elif action == PASS:
+            ev["kind"] = "pass"
+        elif action == HOLD:
+            ev["kind"], ev["bid"] = "hold", state.bid
+        elif action in (PICKUP, HAND):
+            ev["kind"] = action_to_string(action)
+        elif DECLARE_BASE <= action < KONTRA:
+            ev["kind"], ev["contract"] = "declare", action_to_string(action)
+        else:
+            ev["kind"] = action_to_string(action)  # kontra / re
+        self.events.append(ev)
+
+    # ------------------------------------------------------------------ the view
+    def _refresh(self) -> None:
+        self.snapshot = self._build()
+
+    def _build(self) -> dict[str, Any]:
+        st, me = self.state, self.seat
+        obs = st.observation(me)
+        over = self.over
+        game = obs.game_type
+        hand = [card_name(c) for c in sort_cards(obs.hand.mask, game)]
+        played = [0, 0, 0]
+        for leader, cards, _ in obs.tricks:
+            for k in range(len(cards)):
+                played[(leader + k) % 3] += 1
+        if obs.current_trick:
+            for k in range(len(obs.current_trick)):
+                played[(obs.trick_leader + k) % 3] += 1
+        counts = []
+        for s in range(3):
+            n = 10 - played[s]
+            if s == obs.declarer and obs.skat_picked_up:
+                n += 2 - sum(1 for e in self.events if e["kind"] == "discard" and e["seat"] == s)
+            counts.append(len(hand) if s == me else n)
+        view: dict[str, Any] = {
+            "deal_no": self.deal_no, "deal_seed": str(self.deal_seed), "seat": me,  # str: JS numbers hold 53 bits
+            "players": list(self.players), "positions": list(SEAT_NAMES),
+            "rules": {"kontra": st.rules.kontra, "ramsch": st.rules.ramsch},
+            "n": len(st.history()), "phase": obs.phase, "to_move": None if over else obs.to_move,
+            "your_turn": (not over) and obs.to_move == me, "over": over,
+            "hand": hand, "hand_counts": counts,
+            "legal": [action_to_string(a) for a in obs.legal_actions] if not over else [],
+            "bids": [[s, t] for s, t in obs.bids], "bid": obs.bid, "passed": list(obs.passed),
+            "declarer": obs.declarer, "contract": obs.contract, "game_type": game,
+            "skat_picked_up": obs.skat_picked_up,
+            "skat_lying": obs.phase in ("bidding", "skat") and not over,
+            "skat": [card_name(c) for c in sort_cards(obs.skat.mask)] if obs.skat is not None else None,
+            "discard": [card_name(c) for c in sort_cards(obs.discard.mask, game)] if obs.discard is not None else None,
+            "ouvert_hand": ([card_name(c) for c in sort_cards(obs.ouvert_hand.mask, game)]
+                            if obs.ouvert_hand is not None and obs.declarer != me else None),
+            "kontra": [[s, t] for s, t in obs.kontra],
+            "tricks": [{"leader": ld, "cards": [card_name(c) for c in cards], "winner": w,
+                        "points": int(card_points(sum(1 << c for c in cards)))} for ld, cards, w in obs.tricks],
+            "trick": {"leader": obs.trick_leader, "cards": [card_name(c) for c in obs.current_trick]},
+            "points": list(obs.points), "tricks_won": list(obs.tricks_won),
+            "events": list(self.events), "result": None,
+        }
+        if over:
+            view["result"] = self._result()
+        return view
+
+    def _result(self) -> dict[str, Any]:
+        r = self.table.result
+        d = r.to_dict()
+        d.pop("rules", None)
+        out: dict[str, Any] = {k: d[k] for k in ("contract", "bid", "declarer", "won", "declarer_points",
+                                                  "declarer_tricks", "matadors", "multiplier", "game_value",
+                                                  "overbid", "charged_value", "list_score", "schneider", "schwarz",
+                                                  "kontra", "scores", "seeger_fabian", "passed_in", "ramsch",
+                                                  "card_points")}
+        if self.table.forfeit is not None:
+            errs = "; ".join(str(e) for e in self.table.errors)
+            out["explanation"] = ("The game was stopped: " + errs + ". By the rules for a failing player "
+                                  "(ISkO 4.1.4/4.1.5) it is settled at the simple level: " + r.summary() + ". "
+                                  "Seeger-Fabian points: " + ", ".join(
+                                      f"{'you' if s == self.seat else f'seat {s}'} {r.seeger_fabian[s]:+d}"
+                                      for s in range(3)) + ".")
+            out["forfeit"] = True
+        else:
+            out["explanation"] = explain_result(self.state, self.seat)
+            out["forfeit"] = False
+        out["verdict_available"] = bool(self.state.is_terminal() and not r.passed_in and not r.ramsch)
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """The finished game's record (for the solver's verdict, computed by the server)."""
+        if not self.state.is_terminal():
+            raise PlayError(409, "the solver judges a finished, played-out game")
+        return self.state.to_record()
+
+
+def _illegal_reason(action: int, obs: Any) -> str:
+    """Why ``action`` is not a legal move for the observing seat now (words for a person)."""
+    text = action_to_string(action)
+    legal = obs.legal_actions
+    if action < 32:
+        if obs.phase not in ("play", "discard"):
+            return f"{text} cannot be played now: the phase is {obs.phase}"
+        if not obs.hand.mask >> action & 1:
+            return f"you do not hold {text}"
+        if obs.phase == "play" and obs.current_trick:
+            ok = " ".join(card_name(a) for a in legal if a < 32)
+            return f"{text} does not follow the led {card_name(obs.current_trick[0])}; you can play {ok}"
+        return f"{text} cannot be played now"
+    if BID_BASE <= action < PASS:
+        bids = [a for a in legal if BID_BASE <= a < PASS]
+        if bids:
+            return f"{text} is not a legal bid now: the lowest bid you can name is {action_to_string(bids[0])}"
+    if DECLARE_BASE <= action < KONTRA and obs.phase == "declare":
+        c = Contract.parse(text)
+        return (f"{text} ({c.describe()}) cannot be declared now (after a pickup no hand game or "
+                "announcement; a null game below the bid is not declarable)")
+    shown = " ".join(action_to_string(a) for a in legal[:12]) + (" ..." if len(legal) > 12 else "")
+    return f"{text!r} is not a legal move now (phase {obs.phase}); legal: {shown}"
+
+
+# ----------------------------------------------------------------------------- presenting
+
+
+def _who(view: dict[str, Any], seat: int) -> str:
+    if seat == view["seat"]:
+        return "You"
+    side = "left" if seat == (view["seat"] + 1) % 3 else "right"
+    return f"{view['players'][seat]} ({side})"
+
+
+def _event_text(view: dict[str, Any], ev: dict[str, Any], deck: str) -> str:
+    who = _who(view, ev["seat"])
+    you = who == "You"
+    k = ev["kind"]
+    if k == "bid":
+        return f"{who} bid{'' if you else 's'} {ev['bid']}"
+    if k == "hold":
+        return f"{who} hold{'' if you else 's'} {ev['bid']} (yes)"
+    if k == "pass":
+        if ev["phase"] == "kontra":
+            return f"{who} {'say' if you else 'says'} nothing"
+        return f"{who} pass{'' if you else 'es'}"
+    if k == "pickup":
+        return f"{who} pick{'' if you else 's'} up the skat"
+    if k == "hand":
+        return f"{who} play{'' if you else 's'} hand"
+    if k == "discard":
+        if "card" in ev:
+            return f"You discard {card_label(ev['card'], deck)}"
+        return f"{who} discards a card"
+    if k == "declare":
+        return f"{who} declare{'' if you else 's'} {contract_label(ev['contract'], deck)}"
+    if k == "card":
+        text = f"{who} play{'' if you else 's'} {card_label(ev['card'], deck)}"
+        if "trick_won_by" in ev:
+            text += f"; the trick ({ev['trick_points']} points) goes to {_who(view, ev['trick_won_by'])}"
+        return text
+    if k in ("kontra", "re"):
+        return f"{who} say{'' if you else 's'} {k.capitalize()}"
+    if k == "error":
+        return deck_text(ev["text"], deck)
+    return f"{who}: {k}"  # pragma: no cover
+
+
+def _choices(view: dict[str, Any], deck: str) -> list[dict[str, Any]]:
+    """The person's non-card moves with their labels, grouped for the buttons."""
+    out = []
+    for t in view["legal"]:
+        a = string_to_action(t)
+        if a < 32:
+            continue
+        if BID_BASE <= a < PASS:
+            out.append({"action": t, "kind": "bid", "label": t})
+        elif a == PASS:
+            label = "Say nothing" if view["phase"] == "kontra" else "Pass"
+            out.append({"action": t, "kind": "pass", "label": label})
+        elif a == HOLD:
+            out.append({"action": t, "kind": "hold", "label": f"Hold {view['bid']}"})
+        elif a == PICKUP:
+            out.append({"action": t, "kind": "pickup", "label": "Pick up the skat"})
+        elif a == HAND:
+            out.append({"action": t, "kind": "hand", "label": "Play hand"})
+        elif DECLARE_BASE <= a < KONTRA:
+            c = Contract.parse(t)
+            level = ("ouvert" if c.ouvert else "schwarz" if c.schwarz_announced else
+                     "schneider" if c.schneider_announced else "hand" if c.hand else "plain")
+            out.append({"action": t, "kind": "declare", "label": contract_label(c, deck), "game": c.game,
+                        "game_label": game_label(c.game, deck), "level": level})
+        elif a in (KONTRA, RE):
+            out.append({"action": t, "kind": t, "label": t.capitalize()})
+    return out
+
+
+def present(view: dict[str, Any], deck: str) -> dict[str, Any]:
+    """The snapshot as the browser gets it: the same fields, plus the words for ``deck``
+    (card and contract names, the events as sentences, the moves as labelled choices)."""
+    check_deck(deck)
+    out = dict(view)
+    out["deck"] = deck
+    out["legal_cards"] = [t for t in view["legal"] if string_to_action(t) < 32]
+    out["choices"] = _choices(view, deck)
+    out["log"] = [_event_text(view, e, deck) for e in view["events"]]
+    out["contract_label"] = contract_label(view["contract"], deck) if view["contract"] else None
+    out["game_label"] = game_label(view["game_type"], deck) if view["game_type"] is not None else None
+    out["names"] = [_who(view, s) for s in range(3)]
+    if view["result"] is not None:
+        res = dict(view["result"])
+        res["explanation"] = deck_text(res["explanation"], deck)
+        if res.get("contract"):
+            res["contract_label"] = contract_label(res["contract"], deck)
+        out["result"] = res
+    return out
