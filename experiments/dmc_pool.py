@@ -18,6 +18,7 @@ re-run with ``--resume DIR`` plays only the missing cells).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -37,33 +38,95 @@ def _slow(spec: str) -> bool:
     return "pimc" in spec
 
 
+def _cell_key(player: str, opponent: str) -> str:
+    import hashlib
+
+    return hashlib.sha1(f"{player}|{opponent}".encode()).hexdigest()[:12]
+
+
 def run_pool(players: Sequence[str], pool: Sequence[str], deals: int, slow_deals: int, seed: int, out: Path,
-             progress: bool = True, workers: int = 1) -> Any:
+             progress: bool = True, chunk: int = 25, reuse: Sequence[Path] = (), play: bool = True) -> Any:
+    """Play every (row, column) cell in chunks of ``chunk`` boards (fast cells: ``10 * chunk``),
+    each chunk's games kept as ``cells/<key>/deals_<start>.parquet``: an interrupted run resumes
+    within a cell, and a larger ``deals`` / ``slow_deals`` on resume plays only the new boards.
+    The slow cells are played in passes (every slow cell gets its next chunk before any gets a
+    second), so that all of them have the same boards when the run is stopped. ``reuse``:
+    finished pool runs of the same seed whose ``cells.parquet`` rows (same player, opponent and
+    number of deals) are taken as they are. ``play=False`` only summarises the chunks played
+    (a cell stopped part-way counts the boards it has)."""
     import pandas as pd
 
-    from experiments.train_dmc import duplicate
+    from experiments.train_dmc import _play_deals, summarize
 
-    cells = []
-    for i, p in enumerate(players):
-        for j, o in enumerate(pool):
-            f = out / f"cell_{i}_{j}.parquet"
+    old: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for d in reuse:
+        man = json.loads((Path(d) / "manifest.json").read_text())
+        if int(man["config"]["seed"]) != seed:
+            raise ValueError(f"{d} was played with seed {man['config']['seed']}, not {seed}")
+        for r in pd.read_parquet(Path(d) / "cells.parquet").to_dict("records"):
+            old[(r["player"], r["opponent"], int(r["deals"]))] = r
+    todo: list[tuple[str, str, int, int]] = []  # player, opponent, target boards, chunk
+    results: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in players:
+        for o in pool:
             if p == o:
-                continue
-            if f.is_file():
-                cells.append(pd.read_parquet(f).iloc[0].to_dict())
                 continue
             n = slow_deals if (_slow(p) or _slow(o)) else deals
             if n <= 0:
                 continue
+            if (p, o, n) in old:
+                results[(p, o)] = old[(p, o, n)]
+                continue
+            todo.append((p, o, n, chunk if (_slow(p) or _slow(o)) else 10 * chunk))
+
+    def parts(p: str, o: str) -> Path:
+        d = out / "cells" / _cell_key(p, o)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "cell.json").write_text(json.dumps({"player": p, "opponent": o, "seed": seed}))
+        return d
+
+    def played(d: Path) -> list[int]:
+        return sorted(int(f.stem.split("_")[1]) for f in d.glob("deals_*.parquet"))
+
+    start = {(p, o): time.perf_counter() for p, o, _, _ in todo}
+    pending = list(todo) if play else []
+    while pending:
+        nxt = []
+        for p, o, n, c in pending:
+            d = parts(p, o)
+            done = played(d)
+            k = next((k for k in range(0, n, c) if k not in done), None)
+            if k is None:
+                continue
             t = time.perf_counter()
-            r = duplicate(p, o, n, seed, workers=workers)
-            r.update({"player": p, "opponent": o, "deals": n, "seconds": time.perf_counter() - t})
-            pd.DataFrame([r]).to_parquet(f)
-            cells.append(r)
+            df = _play_deals(p, o, range(k, min(n, k + c)), seed, 2048)
+            tmp = d / f".deals_{k}.tmp.parquet"
+            df.drop(columns=[x for x in df.columns if df[x].dtype == object and x not in (
+                "arrangement", "agent_0", "agent_1", "agent_2", "error")]).to_parquet(tmp)
+            tmp.replace(d / f"deals_{k}.parquet")
             if progress:
-                print(f"{p} vs {o}: {r['margin']:+.2f} ± {r['margin_ci']:.2f} SF/game ({n} deals, "
-                      f"{r['seconds']:.0f} s)", file=sys.stderr, flush=True)
-    df = pd.DataFrame(cells)
+                print(f"{p} vs {o}: boards {k}-{min(n, k + c) - 1} of {n} in {time.perf_counter() - t:.0f} s",
+                      file=sys.stderr, flush=True)
+            nxt.append((p, o, n, c))
+        pending = nxt if play else []
+    for p, o, n, c in todo:
+        d = parts(p, o)
+        files = []
+        for k in range(0, n, c):  # the chunks played so far, from the first one on
+            if not (d / f"deals_{k}.parquet").is_file():
+                break
+            files.append(d / f"deals_{k}.parquet")
+        if not files:
+            continue
+        df = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+        r = summarize(df)
+        r.update({"player": p, "opponent": o, "deals": int(df["deal_id"].nunique()), "target_deals": n,
+                  "seconds": time.perf_counter() - start[(p, o)]})
+        results[(p, o)] = r
+        if progress:
+            print(f"{p} vs {o}: {r['margin']:+.2f} ± {r['margin_ci']:.2f} SF/game ({n} deals)",
+                  file=sys.stderr, flush=True)
+    df = pd.DataFrame(list(results.values()))
     df.to_parquet(out / "cells.parquet")
     return df
 
@@ -91,46 +154,67 @@ def table(df: Any, players: Sequence[str], pool: Sequence[str]) -> str:
 
 def main(argv: Sequence[str] | None = None, prog: str = "dmc_pool.py") -> int:
     ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
-    ap.add_argument("--players", nargs="+", default=list(PLAYERS), help="row agent specs")
-    ap.add_argument("--pool", nargs="+", default=list(POOL), help="opponent agent specs (columns)")
-    ap.add_argument("--deals", type=int, default=2000, help="boards per cell of fast agents")
-    ap.add_argument("--slow-deals", type=int, default=200, help="boards per cell with a PIMC agent")
-    ap.add_argument("--seed", type=int, default=20260)
+    ap.add_argument("--players", nargs="+", default=None, help="row agent specs")
+    ap.add_argument("--pool", nargs="+", default=None, help="opponent agent specs (columns)")
+    ap.add_argument("--deals", type=int, default=None, help="boards per cell of fast agents (default 2000)")
+    ap.add_argument("--slow-deals", type=int, default=None, help="boards per cell with a PIMC agent (default 200)")
+    ap.add_argument("--chunk", type=int, default=25,
+                    help="boards per saved chunk of a slow cell (fast cells: 10 times as many)")
+    ap.add_argument("--seed", type=int, default=None, help="the master seed (default 20260)")
     ap.add_argument("--out", default="runs", help="folder of the run directory (default runs)")
-    ap.add_argument("--resume", default=None, metavar="DIR", help="play the missing cells of a pool run")
-    ap.add_argument("--workers", type=int, default=1, help="processes per cell (each plays a share of the deals)")
+    ap.add_argument("--resume", default=None, metavar="DIR",
+                    help="go on with a pool run (its players, pool and seed; --deals / --slow-deals may grow)")
+    ap.add_argument("--reuse", nargs="+", default=[], metavar="DIR",
+                    help="finished pool runs of the same seed: their cells (same players, deals) are taken")
+    ap.add_argument("--table-only", action="store_true",
+                    help="with --resume: write the table of what is played, play nothing")
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
     from agents import AgentSpec
-    from skatsim.runs import read_manifest, write_manifest
+    from skatsim.runs import new_run_dir, read_manifest, write_manifest
 
     try:
-        for s in list(a.players) + list(a.pool):
+        if a.resume and (a.players or a.pool or a.seed is not None):
+            raise ValueError("--resume DIR plays the players, pool and seed of DIR's manifest")
+        if a.table_only and not a.resume:
+            raise ValueError("--table-only needs --resume DIR")
+        for s in list(a.players or PLAYERS) + list(a.pool or POOL):
             AgentSpec.coerce(s)
-        if a.deals < 0 or a.slow_deals < 0:
-            raise ValueError("--deals and --slow-deals must not be negative")
-    except (ValueError, TypeError) as e:
+        if (a.deals or 0) < 0 or (a.slow_deals or 0) < 0 or a.chunk < 1:
+            raise ValueError("--deals and --slow-deals must not be negative, --chunk must be positive")
+        cfg = {"players": list(a.players or PLAYERS), "pool": list(a.pool or POOL),
+               "deals": 2000 if a.deals is None else a.deals,
+               "slow_deals": 200 if a.slow_deals is None else a.slow_deals,
+               "seed": 20260 if a.seed is None else a.seed, "chunk": a.chunk}
+        if a.resume:
+            out = Path(a.resume)
+            cfg = {**cfg, **read_manifest(out)["config"]}
+            for k in ("deals", "slow_deals"):
+                if getattr(a, k) is not None:
+                    cfg[k] = getattr(a, k)
+            cfg.setdefault("chunk", a.chunk)
+        for d in a.reuse:
+            if not (Path(d) / "cells.parquet").is_file():
+                raise FileNotFoundError(f"{d} holds no cells.parquet")
+    except (ValueError, TypeError, FileNotFoundError, KeyError) as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
-    cfg = {"players": list(a.players), "pool": list(a.pool), "deals": a.deals, "slow_deals": a.slow_deals,
-           "seed": a.seed}
-    if a.resume:
-        out = Path(a.resume)
-        cfg = read_manifest(out)["config"]
-    else:
-        out = Path(a.out) / f"dmc_pool__{a.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-        out.mkdir(parents=True, exist_ok=True)
+    if not a.resume:
+        out = new_run_dir("dmc_pool", cfg["seed"], a.out)
+    if not a.table_only:
         write_manifest(out, "study:dmc_pool", cfg, argv=sys.argv, status="running")
-    print(f"pool run directory: {out}", file=sys.stderr)
+    print(f"pool run directory: {out} (resume: python experiments/dmc_pool.py --resume {out})", file=sys.stderr)
     t = time.perf_counter()
     df = run_pool(cfg["players"], cfg["pool"], cfg["deals"], cfg["slow_deals"], cfg["seed"], out,
-                  progress=not a.no_progress, workers=max(1, a.workers))
+                  progress=not a.no_progress, chunk=int(cfg["chunk"]), reuse=[Path(d) for d in a.reuse],
+                  play=not a.table_only)
     text = table(df, cfg["players"], cfg["pool"])
     text += (f"\n\nDuplicate margin of the row player over the column opponent, Seeger-Fabian points per game, "
              f"95% half-width over boards (boards in brackets); seed {cfg['seed']}; "
              f"{time.perf_counter() - t:.0f} s.\n")
     (out / "table.md").write_text(text)
-    write_manifest(out, "study:dmc_pool", cfg, argv=sys.argv, status="complete")
+    if not a.table_only:
+        write_manifest(out, "study:dmc_pool", cfg, argv=sys.argv, status="complete")
     print(text)
     return 0
 

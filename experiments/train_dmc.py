@@ -101,7 +101,8 @@ def _check_types(cfg: dict[str, Any], base: dict[str, Any], where: str = "") -> 
         elif default is None or v is None:
             continue
         elif isinstance(default, (int, float)) and not isinstance(default, bool):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(default, int) and not isinstance(v, int)):
+            wrong_int = isinstance(default, int) and not isinstance(v, int)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or wrong_int:
                 raise ConfigError(f"config entry {key!r} must be {'an int' if isinstance(default, int) else 'a number'}"
                                   f", got {v!r}")
             if v < 0:
@@ -137,7 +138,8 @@ def check_config(cfg: dict[str, Any]) -> dict[str, Any]:
     if not 0 <= a["epsilon"] <= 1:
         raise ConfigError(f"actors.epsilon must be in [0, 1], got {a['epsilon']}")
     mix = a["mix"]
-    if len(mix) != 3 or any(isinstance(x, bool) or not isinstance(x, (int, float)) or x < 0 for x in mix) or sum(mix) <= 0:
+    bad = any(isinstance(x, bool) or not isinstance(x, (int, float)) or x < 0 for x in mix)
+    if len(mix) != 3 or bad or sum(mix) <= 0:
         raise ConfigError(f"actors.mix must be 3 non-negative weights (3 learners, 1 learner, 2 learners), got {mix!r}")
     if a["ray"]["count"] < 1:
         raise ConfigError("actors.ray.count must be positive")
@@ -328,8 +330,6 @@ def duplicate(agent: Any, opponent: Any, n_deals: int, seed: int, *, slots: int 
     declarer and as defender and its declarer rate."""
     import pandas as pd
 
-    from agents.tournament import head_to_head
-
     if workers > 1 and n_deals > 1:
         from concurrent.futures import ProcessPoolExecutor
 
@@ -339,6 +339,13 @@ def duplicate(agent: Any, opponent: Any, n_deals: int, seed: int, *, slots: int 
                                        [seed] * workers, [slots] * workers)), ignore_index=True)
     else:
         df = _play_deals(agent, opponent, range(n_deals), seed, slots)
+    return summarize(df)
+
+
+def summarize(df: Any) -> dict[str, float]:
+    """The figures of :func:`duplicate` from its games (``_play_deals`` tables, concatenated)."""
+    from agents.tournament import head_to_head
+
     h = head_to_head(df, ["A", "B"]).iloc[0]
     out = {"margin": float(h["sf_diff_per_game"]), "margin_ci": float(h["sf_diff_per_game_ci"]),
            "boards": int(h["boards"])}
@@ -366,8 +373,8 @@ def role_margins(df: Any) -> dict[str, float]:
 
     rows = []
     for s in range(3):
-        rows.append(pd_frame(df["deal_id"].to_numpy(), s, df[f"agent_{s}"].to_numpy(), df[f"sf_{s}"].to_numpy(np.float64),
-                             df["declarer"].to_numpy()))
+        rows.append(pd_frame(df["deal_id"].to_numpy(), s, df[f"agent_{s}"].to_numpy(),
+                             df[f"sf_{s}"].to_numpy(np.float64), df["declarer"].to_numpy()))
     import pandas as pd
 
     sg = pd.concat(rows, ignore_index=True)
@@ -461,9 +468,9 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
     torch.manual_seed(seed)
     torch.set_num_threads(int(tc["threads"]))
     if resume is None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run = Path(cfg["out"]["runs_dir"]) / f"{cfg['study']}__{seed}__{stamp}"
-        run.mkdir(parents=True, exist_ok=True)
+        from skatsim.runs import new_run_dir
+
+        run = new_run_dir(cfg["study"], seed, cfg["out"]["runs_dir"])
         write_manifest(run, KIND, cfg, argv=sys.argv, status="running")
     else:
         run = Path(resume)
@@ -518,7 +525,6 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
 
     last_ck = time.perf_counter()
     target = int(tc["frames"])
-    state = None
     t_round = time.perf_counter()
     try:
         while frames < target:
