@@ -676,7 +676,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
                     print(f"model shipped to {ship(a.resume, a.ship, force=a.force)}")
                 return 0
     except (ConfigError, FileExistsError, FileNotFoundError) as e:
-        print(f"{prog}: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     import signal
 

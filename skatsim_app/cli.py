@@ -14,6 +14,7 @@ Commands:
   import-iss  ISS game records into parquet tables
   bench       run one of the benchmarks/ scripts
   train-bidding  label hands, train the bidding network, or run its tournament
+  train-dmc   train the learned (Deep Monte-Carlo) player by self-play
   serve       the browser table: play against two AIs, replay recorded games with the solver
 
 The same option means the same everywhere (skatsim_app.options): ``--seed`` (default 1),
@@ -32,7 +33,8 @@ import sys
 from .game_commands import add_demo, add_play, add_solve, game_text
 from .options import UsageError
 from .run_commands import add_league, add_show, add_simulate, add_tournament
-from .tool_commands import add_agents, add_bench, add_import_iss, add_train_bidding, run_train_bidding
+from .tool_commands import (add_agents, add_bench, add_import_iss, add_train_bidding, add_train_dmc, run_train_bidding,
+                            run_train_dmc)
 
 __all__ = ["main", "build_parser", "game_text"]
 
@@ -51,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=_version(), help="print the version and exit")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", title="commands")
     for add in (add_play, add_demo, add_solve, add_tournament, add_league, add_simulate, add_show, add_agents,
-                add_import_iss, add_bench, add_train_bidding, _add_serve):
+                add_import_iss, add_bench, add_train_bidding, add_train_dmc, _add_serve):
         add(sub)
     return p
 
@@ -92,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["train-bidding"]:  # every argument, --help included, belongs to the script
         return _run("train-bidding", lambda: run_train_bidding(argv[1:]), None)
+    if argv[:1] == ["train-dmc"]:
+        return _run("train-dmc", lambda: run_train_dmc(argv[1:]), None)
     p = build_parser()
     args = p.parse_args(argv)
     if args.cmd is None:

@@ -1,4 +1,4 @@
-"""The commands around the game: ``agents``, ``import-iss``, ``bench`` and ``train-bidding``."""
+"""The commands around the game: ``agents``, ``import-iss``, ``bench``, ``train-bidding`` and ``train-dmc``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from .options import UsageError, add_progress, int_arg
 
-__all__ = ["add_agents", "add_import_iss", "add_bench", "add_train_bidding", "source_tree"]
+__all__ = ["add_agents", "add_import_iss", "add_bench", "add_train_bidding", "add_train_dmc", "source_tree"]
 
 
 def source_tree() -> Path:
@@ -116,10 +116,10 @@ def add_bench(sub: Any) -> None:
 # ----------------------------------------------------------------------------- train-bidding
 
 
-def train_bidding_script() -> Path:
-    script = source_tree() / "experiments" / "train_bidding.py"
+def train_bidding_script(name: str = "train_bidding") -> Path:
+    script = source_tree() / "experiments" / f"{name}.py"
     if not script.is_file():
-        raise UsageError(f"experiments/train_bidding.py not found (looked at {script}; it ships with the source "
+        raise UsageError(f"experiments/{name}.py not found (looked at {script}; it ships with the source "
                          "tree, not the wheel)")
     return script
 
@@ -144,3 +144,28 @@ def add_train_bidding(sub: Any) -> None:
                         add_help=False)
     sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for experiments/train_bidding.py")
     sp.set_defaults(func=lambda args: run_train_bidding(list(args.rest)), parser=sp)
+
+
+# ----------------------------------------------------------------------------- train-dmc
+
+
+def run_train_dmc(argv: list[str]) -> int:
+    """``skatsim train-dmc ...``: the arguments (``--help`` included) belong to
+    ``experiments/train_dmc.py`` (Deep Monte-Carlo self-play training of the ``dmc`` player),
+    run in this process like ``train-bidding``."""
+    import importlib.util
+
+    script = train_bidding_script("train_dmc")
+    spec = importlib.util.spec_from_file_location("skatsim_train_dmc", script)
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(mod)
+    return int(mod.main(argv, prog="skatsim train-dmc"))
+
+
+def add_train_dmc(sub: Any) -> None:
+    sp = sub.add_parser("train-dmc", help="train the learned (Deep Monte-Carlo) player by self-play",
+                        description="experiments/train_dmc.py: skatsim train-dmc --help lists its options.",
+                        add_help=False)
+    sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for experiments/train_dmc.py")
+    sp.set_defaults(func=lambda args: run_train_dmc(list(args.rest)), parser=sp)

@@ -284,3 +284,32 @@ def test_ray_actors_train(tmp_path, monkeypatch, capsys):
 
     ray.shutdown()
     assert len(list((tmp_path / "runs").glob("ray__0__*/model.pt"))) == 1
+
+
+def test_cli_train_dmc_small_budget_makes_a_checkpoint_that_plays(tmp_path, monkeypatch, capsys):
+    """The newcomer's path: ``skatsim train-dmc`` for a tiny budget writes a run whose model
+    ``skatsim tournament`` plays with ``dmc:model=<run>/model``; mistakes are one-line exit 2."""
+    from skatsim_app.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    cfg = str(ROOT / "experiments" / "configs" / "train_dmc_small.json")
+    rc = main(["train-dmc", "--config", cfg, "--set", "model.hidden=[32]", "--set", "actors.games=64",
+               "--set", "actors.steps=40", "--set", "train.frames=2000", "--set", "train.batch_size=256",
+               "--set", "train.threads=1", "--set", "eval.deals=0",
+               "--out", "myruns", "--no-progress"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    line = next(x for x in out.splitlines() if x.startswith("the model plays as: "))
+    spec = line.removeprefix("the model plays as: ")
+    run = Path(spec.removeprefix("dmc:model=")).parent
+    assert run.parent.name == "myruns" and run.name.startswith("train_dmc_small__0__")
+    assert (tmp_path / run / "model.pt").is_file() and (tmp_path / run / "checkpoint.pt").is_file()
+    rc = main(["tournament", spec, "rule_based", "--deals", "2", "--workers", "1", "--no-progress"])
+    assert rc == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["train-dmc", "--config", cfg, "--set", "train.frames=abc"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("skatsim train-dmc: error: ") and "\n" not in err and "must be an int" in err, err
+    with pytest.raises(SystemExit) as e:
+        main(["train-dmc", "--help"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("usage: skatsim train-dmc")
