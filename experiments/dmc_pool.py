@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -45,14 +46,17 @@ def _cell_key(player: str, opponent: str) -> str:
 
 
 def run_pool(players: Sequence[str], pool: Sequence[str], deals: int, slow_deals: int, seed: int, out: Path,
-             progress: bool = True, chunk: int = 25, reuse: Sequence[Path] = (), play: bool = True) -> Any:
+             progress: bool = True, chunk: int = 25, reuse: Sequence[Path] = (), play: bool = True,
+             skip: Sequence[tuple[str, str]] = ()) -> Any:
     """Play every (row, column) cell in chunks of ``chunk`` boards (fast cells: ``10 * chunk``),
     each chunk's games kept as ``cells/<key>/deals_<start>.parquet``: an interrupted run resumes
     within a cell, and a larger ``deals`` / ``slow_deals`` on resume plays only the new boards.
     The slow cells are played in passes (every slow cell gets its next chunk before any gets a
     second), so that all of them have the same boards when the run is stopped. ``reuse``:
-    finished pool runs of the same seed whose ``cells.parquet`` rows (same player, opponent and
-    number of deals) are taken as they are. ``play=False`` only summarises the chunks played
+    pool runs of the same seed whose ``cells.parquet`` rows (same player, opponent and number
+    of deals) are taken as they are, and whose played chunks (``cells/<key>/``) are copied.
+    ``skip``: (player, opponent) cells not to play. A fast cell is played to the end when it
+    is first visited. ``play=False`` only summarises the chunks played
     (a cell stopped part-way counts the boards it has)."""
     import pandas as pd
 
@@ -63,13 +67,16 @@ def run_pool(players: Sequence[str], pool: Sequence[str], deals: int, slow_deals
         man = json.loads((Path(d) / "manifest.json").read_text())
         if int(man["config"]["seed"]) != seed:
             raise ValueError(f"{d} was played with seed {man['config']['seed']}, not {seed}")
-        for r in pd.read_parquet(Path(d) / "cells.parquet").to_dict("records"):
-            old[(r["player"], r["opponent"], int(r["deals"]))] = r
+        if (Path(d) / "cells.parquet").is_file():
+            for r in pd.read_parquet(Path(d) / "cells.parquet").to_dict("records"):
+                t = r.get("target_deals")
+                if t is None or t != t or int(t) == int(r["deals"]):  # complete cells only
+                    old[(r["player"], r["opponent"], int(r["deals"]))] = r
     todo: list[tuple[str, str, int, int]] = []  # player, opponent, target boards, chunk
     results: dict[tuple[str, str], dict[str, Any]] = {}
     for p in players:
         for o in pool:
-            if p == o:
+            if p == o or (p, o) in set(skip):
                 continue
             n = slow_deals if (_slow(p) or _slow(o)) else deals
             if n <= 0:
@@ -81,7 +88,13 @@ def run_pool(players: Sequence[str], pool: Sequence[str], deals: int, slow_deals
 
     def parts(p: str, o: str) -> Path:
         d = out / "cells" / _cell_key(p, o)
-        d.mkdir(parents=True, exist_ok=True)
+        if not d.is_dir():
+            d.mkdir(parents=True)
+            for r in reuse:  # the chunks an earlier run of the same seed played
+                src = Path(r) / "cells" / _cell_key(p, o)
+                if (src / "cell.json").is_file() and json.loads((src / "cell.json").read_text())["seed"] == seed:
+                    for f in src.glob("deals_*.parquet"):
+                        shutil.copyfile(f, d / f.name)
         (d / "cell.json").write_text(json.dumps({"player": p, "opponent": o, "seed": seed}))
         return d
 
@@ -95,19 +108,22 @@ def run_pool(players: Sequence[str], pool: Sequence[str], deals: int, slow_deals
         for p, o, n, c in pending:
             d = parts(p, o)
             done = played(d)
-            k = next((k for k in range(0, n, c) if k not in done), None)
-            if k is None:
+            ks = [k for k in range(0, n, c) if k not in done]
+            if not ks:
                 continue
-            t = time.perf_counter()
-            df = _play_deals(p, o, range(k, min(n, k + c)), seed, 2048)
-            tmp = d / f".deals_{k}.tmp.parquet"
-            df.drop(columns=[x for x in df.columns if df[x].dtype == object and x not in (
-                "arrangement", "agent_0", "agent_1", "agent_2", "error")]).to_parquet(tmp)
-            tmp.replace(d / f"deals_{k}.parquet")
-            if progress:
-                print(f"{p} vs {o}: boards {k}-{min(n, k + c) - 1} of {n} in {time.perf_counter() - t:.0f} s",
-                      file=sys.stderr, flush=True)
-            nxt.append((p, o, n, c))
+            slow = _slow(p) or _slow(o)
+            for k in ks[:1] if slow else ks:
+                t = time.perf_counter()
+                df = _play_deals(p, o, range(k, min(n, k + c)), seed, 2048)
+                tmp = d / f".deals_{k}.tmp.parquet"
+                df.drop(columns=[x for x in df.columns if df[x].dtype == object and x not in (
+                    "arrangement", "agent_0", "agent_1", "agent_2", "error")]).to_parquet(tmp)
+                tmp.replace(d / f"deals_{k}.parquet")
+                if progress:
+                    print(f"{p} vs {o}: boards {k}-{min(n, k + c) - 1} of {n} in {time.perf_counter() - t:.0f} s",
+                          file=sys.stderr, flush=True)
+            if slow:
+                nxt.append((p, o, n, c))
         pending = nxt if play else []
     for p, o, n, c in todo:
         d = parts(p, o)
@@ -166,6 +182,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "dmc_pool.py") -> int:
                     help="go on with a pool run (its players, pool and seed; --deals / --slow-deals may grow)")
     ap.add_argument("--reuse", nargs="+", default=[], metavar="DIR",
                     help="finished pool runs of the same seed: their cells (same players, deals) are taken")
+    ap.add_argument("--skip", nargs="+", default=[], metavar="PLAYER@OPPONENT",
+                    help="cells not to play (shown as —), e.g. dmc:declarer_play=pimc@rule_based:bid_threshold=0.45")
     ap.add_argument("--table-only", action="store_true",
                     help="with --resume: write the table of what is played, play nothing")
     ap.add_argument("--no-progress", action="store_true")
@@ -185,7 +203,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "dmc_pool.py") -> int:
         cfg = {"players": list(a.players or PLAYERS), "pool": list(a.pool or POOL),
                "deals": 2000 if a.deals is None else a.deals,
                "slow_deals": 200 if a.slow_deals is None else a.slow_deals,
-               "seed": 20260 if a.seed is None else a.seed, "chunk": a.chunk}
+               "seed": 20260 if a.seed is None else a.seed, "chunk": a.chunk,
+               "skip": [x.split("@", 1) for x in a.skip]}
+        if any(len(x) != 2 for x in cfg["skip"]):
+            raise ValueError("--skip takes PLAYER@OPPONENT")
         if a.resume:
             out = Path(a.resume)
             cfg = {**cfg, **read_manifest(out)["config"]}
@@ -193,9 +214,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "dmc_pool.py") -> int:
                 if getattr(a, k) is not None:
                     cfg[k] = getattr(a, k)
             cfg.setdefault("chunk", a.chunk)
+            cfg.setdefault("skip", [])
         for d in a.reuse:
-            if not (Path(d) / "cells.parquet").is_file():
-                raise FileNotFoundError(f"{d} holds no cells.parquet")
+            if not (Path(d) / "manifest.json").is_file():
+                raise FileNotFoundError(f"{d} is not a pool run (no manifest.json)")
     except (ValueError, TypeError, FileNotFoundError, KeyError) as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
@@ -207,7 +229,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "dmc_pool.py") -> int:
     t = time.perf_counter()
     df = run_pool(cfg["players"], cfg["pool"], cfg["deals"], cfg["slow_deals"], cfg["seed"], out,
                   progress=not a.no_progress, chunk=int(cfg["chunk"]), reuse=[Path(d) for d in a.reuse],
-                  play=not a.table_only)
+                  play=not a.table_only, skip=[tuple(x) for x in cfg["skip"]])
     text = table(df, cfg["players"], cfg["pool"])
     text += (f"\n\nDuplicate margin of the row player over the column opponent, Seeger-Fabian points per game, "
              f"95% half-width over boards (boards in brackets); seed {cfg['seed']}; "
