@@ -76,13 +76,13 @@ def run_pool(players: Sequence[str], pool: Sequence[str], deals: int, slow_deals
     results: dict[tuple[str, str], dict[str, Any]] = {}
     for p in players:
         for o in pool:
-            if p == o or (p, o) in set(skip):
+            if p == o:
                 continue
             n = slow_deals if (_slow(p) or _slow(o)) else deals
-            if n <= 0:
-                continue
-            if (p, o, n) in old:
+            if (p, o, n) in old:  # a finished cell of an earlier run, skipped here or not
                 results[(p, o)] = old[(p, o, n)]
+                continue
+            if n <= 0 or (p, o) in set(skip):
                 continue
             todo.append((p, o, n, chunk if (_slow(p) or _slow(o)) else 10 * chunk))
 
