@@ -28,7 +28,9 @@ ROLES = ("declarer", "defender after the declarer", "defender before the declare
 
 
 def disagreement(games: int, seed: int, model: str | None = None) -> np.ndarray:
-    """Rows (role, model card != rule-based card, Q gap in SF) for every card decision with a choice."""
+    """Rows (role, model card != rule-based card, Q gap in SF, Q of the rule-based card in SF,
+    the seat's final Seeger-Fabian score, the spread (standard deviation) of Q over the legal
+    cards in SF) for every card decision with a choice."""
     from agents import make_agent
     from agents.dmc import _PLAY_INDEX, load_model, phase_of_rows, role_of_rows
     from skatsim import SkatState
@@ -39,16 +41,24 @@ def disagreement(games: int, seed: int, model: str | None = None) -> np.ndarray:
     for g in range(games):
         s = SkatState.new_game(seed=seed + g)
         rb.reset(g, 0, 1)
+        game, seats = [], []
         while not s.is_terminal():
-            o = s.observation(s.current_player())
+            p = s.current_player()
+            o = s.observation(p)
             b = int(rb.act(o))
             x = o.tensor[None, :].astype(np.float32)
             legal = np.asarray(o.legal_mask, bool)
             if phase_of_rows(x)[0] == _PLAY_INDEX and legal.sum() > 1:
                 q = m.q_rows(x)[0]
                 a = int(np.argmax(np.where(legal, q, -np.inf)))
-                rows.append((int(role_of_rows(x)[0]), a != b, 100.0 * (q[a] - q[b])))
+                game.append([int(role_of_rows(x)[0]), a != b, 100.0 * (q[a] - q[b]), 100.0 * q[b], 0.0,
+                             100.0 * float(np.std(q[legal]))])
+                seats.append(p)
             s.apply_action(b)
+        sf = s.returns()  # Seeger-Fabian score of every seat
+        for r, p in zip(game, seats):
+            r[4] = float(sf[p])
+        rows += game
     return np.array(rows, dtype=np.float64)
 
 
@@ -70,6 +80,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"| {name} | {len(s):,} | " + " | ".join(f"{np.mean(d & (s[:, 2] > x)):.1%}" for x in trusts) + " |")
     d = r[:, 1].astype(bool)
     print(f"median Q gap where the model's card differs: {np.median(r[d, 2]):.1f} SF")
+    # value against noise: how much of the final score Q explains, what is left, and how far apart
+    # the legal cards are in Q
+    q, ret = r[:, 3], r[:, 4]
+    resid = ret - q
+    print(f"final score: sd {ret.std():.1f} SF; Q of the played card explains {1 - resid.var() / ret.var():.0%} of "
+          f"its variance (corr {np.corrcoef(q, ret)[0, 1]:.2f}); residual sd {resid.std():.1f} SF; "
+          f"median spread of Q over the legal cards {np.median(r[:, 5]):.1f} SF")
     return 0
 
 
