@@ -38,7 +38,7 @@ CHEAP = {"pimc": "pimc:worlds=4", "neural_bidder": "neural_bidder"}
 def test_every_registered_agent_passes_the_agent_api_test(name: str) -> None:
     report = agent_api_test(CHEAP.get(name, name), n_deals=12, seed=3, hidden_deals=3, n_worlds=2)
     assert report["games"] == 24 and report["resampled"] > 0
-    assert (report["batched"] > 0) == (name == "neural_bidder")  # the batch agents' act_batch is checked
+    assert (report["batched"] > 0) == (name in ("neural_bidder", "dmc"))  # the batch agents' act_batch is checked
     assert {"bidding", "skat", "declare", "play", "kontra"} <= set(report["phases"])
 
 
