@@ -54,7 +54,8 @@ if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["Agent", "AgentSpec", "AgentInfo", "register", "unregister", "make_agent", "list_agents", "agent_info",
-           "SpecLike", "DUPLICATE_LOSS_PENALTY", "AgentObject", "as_spec", "in_range", "one_of", "is_import_path", "ENTRY_POINT_GROUP"]
+           "SpecLike", "DUPLICATE_LOSS_PENALTY", "AgentObject", "as_spec", "in_range", "one_of", "is_import_path",
+           "ENTRY_POINT_GROUP"]
 
 from skatsim.valuation import SF_DEFENDER_3
 

@@ -458,7 +458,8 @@ def _arrow_schema() -> Any:
     import pyarrow as pa
 
     fields = [("source", pa.string()), ("deal_index", pa.int64()), ("deal_seed", pa.int64()), ("seat", pa.int8()),
-              ("hand", pa.int64()), ("bid_level", pa.int16()), ("auction", pa.string()), ("declared", pa.string()), ("n_worlds", pa.int16())]
+              ("hand", pa.int64()), ("bid_level", pa.int16()), ("auction", pa.string()), ("declared", pa.string()),
+              ("n_worlds", pa.int16())]
     for c in CONTRACTS:
         fields += [(f"p_{c}", pa.float32()), (f"e_list_{c}", pa.float32()), (f"e_sf_{c}", pa.float32()),
                    (f"n_{c}", pa.int16()), (f"res_{c}", pa.list_(pa.int8()))]

@@ -69,7 +69,8 @@ from skatsim.state import SkatState
 from .base import AgentSpec, make_agent
 
 __all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "TimeLimitError",
-           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock", "error_traceback", "decide", "check_action"]
+           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock", "error_traceback", "decide",
+           "check_action"]
 
 #: What :class:`Table` does when an agent fails: raise, or record it and settle the game.
 ON_ERROR = ("raise", "forfeit")

@@ -103,7 +103,7 @@ class Position:
         >>> Position.make(hands=("CJ SA", "C7", "HA"), skat="D7 D8", game=CLUBS, declarer=0)
         Traceback (most recent call last):
         ...
-        ValueError: wrong card counts: seats hold [2, 1, 1] cards, but with 0 card(s) played to the trick led by seat 0 they must hold [1, 1, 1]
+        ValueError: wrong card counts: seats hold [2, 1, 1] cards, but ... they must hold [1, 1, 1]
         """
         if len(hands) != 3:
             raise ValueError(f"hands must list 3 seats, got {len(hands)}")

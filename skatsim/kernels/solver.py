@@ -495,7 +495,6 @@ def two_tricks(W, ha: int, hb: int, hc: int, leader: int) -> int:
     drel = W[W_DECL] - leader
     if drel < 0:
         drel += 3
-    ts = W[W_TSTART]
     amax = drel == 0
     bmax = drel == 1
     cmax = drel == 2
