@@ -203,10 +203,10 @@ class HumanAgent:
             say(f"trick {i + 1}: {played} -> {self._who(winner)} ({pts} points)")
         self._last_tricks = len(tricks)
         if tricks or obs.current_trick:
-            pts = ", ".join(f"{self._who(s)} {obs.points[s]}" for s in range(3))
-            say(f"card points so far: {pts}; tricks: {list(obs.tricks_won)}")
+            so_far = ", ".join(f"{self._who(s)} {obs.points[s]}" for s in range(3))
+            say(f"card points so far: {so_far}; tricks: {list(obs.tricks_won)}")
         if obs.current_trick:
-            lead = obs.trick_leader
+            lead = int(obs.trick_leader)  # set while a trick is on the table
             say("on the table: " + " ".join(f"{self._who((lead + k) % 3)} {card_name(c)}"
                                             for k, c in enumerate(obs.current_trick)))
         if obs.skat is not None and obs.phase in ("discard", "declare") and obs.declarer == obs.seat:
@@ -289,6 +289,7 @@ def explain_result(state: "SkatState", seat: int | None = None) -> str:
                 f"{', '.join(losers)} score -{top}.")
     c = Contract.parse(r.contract or "")
     d = r.declarer
+    assert d is not None  # a declared game has a declarer
     lines = [f"{who(d).capitalize()} played {c.to_text()} ({c.describe()}) at a bid of {r.bid}"
              + ("" if state.skat_picked_up else ", hand") + "."]
     if c.is_null:
