@@ -225,7 +225,7 @@ def contract_value(game: int, hand: bool, mat: int, level: int = 0) -> int:
     return int(game_value(game, HAND_FLAG if hand else 0, int(mat), level >= 1, level >= 2))
 
 
-def _world_values(game: int, hand: bool, res: np.ndarray, mat: np.ndarray) -> np.ndarray:
+def _world_values(game: int, hand: bool, res: np.ndarray, mat: np.ndarray | int) -> np.ndarray:
     """The value of the contract in each world from its outcome code (``res_<c>``: a
     schneider level when won with 90 or lost schneidered, schwarz when won with every
     trick) and matadors."""
@@ -458,7 +458,8 @@ def _arrow_schema() -> Any:
     import pyarrow as pa
 
     fields = [("source", pa.string()), ("deal_index", pa.int64()), ("deal_seed", pa.int64()), ("seat", pa.int8()),
-              ("hand", pa.int64()), ("bid_level", pa.int16()), ("auction", pa.string()), ("declared", pa.string()), ("n_worlds", pa.int16())]
+              ("hand", pa.int64()), ("bid_level", pa.int16()), ("auction", pa.string()), ("declared", pa.string()),
+              ("n_worlds", pa.int16())]
     for c in CONTRACTS:
         fields += [(f"p_{c}", pa.float32()), (f"e_list_{c}", pa.float32()), (f"e_sf_{c}", pa.float32()),
                    (f"n_{c}", pa.int16()), (f"res_{c}", pa.list_(pa.int8()))]

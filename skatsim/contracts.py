@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .rules import CLUBS, DIAMONDS, GAME_LETTERS, GAME_NAMES, GRAND, HEARTS, NULL, SPADES
-from .valuation import BASE_VALUES, HAND, NULL_VALUES, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, null_value, base_value
+from .valuation import (BASE_VALUES, HAND, NULL_VALUES, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, base_value,
+                        null_value)
 
 __all__ = [
     "HAND", "SCHNEIDER_ANNOUNCED", "SCHWARZ_ANNOUNCED", "OUVERT", "BASE_VALUES",
@@ -149,7 +150,8 @@ class Contract:
         """Parse an ISS game-type token; modifier letters may come in any order."""
         t = token.strip().upper()
         if not t or t[0] not in "DHSCGN":
-            raise ValueError(f"malformed contract {token!r}: expected a game letter D H S C G N, then modifiers H S Z O")
+            raise ValueError(f"malformed contract {token!r}: expected a game letter D H S C G N, "
+                             "then modifiers H S Z O")
         game = "DHSCGN".index(t[0])
         flags = 0
         for ch in t[1:]:
@@ -162,7 +164,8 @@ class Contract:
             elif ch == "O":
                 flags |= OUVERT
             else:
-                raise ValueError(f"malformed contract {token!r}: unknown modifier {ch!r} (H hand, S schneider, Z schwarz, O ouvert)")
+                raise ValueError(f"malformed contract {token!r}: unknown modifier {ch!r} "
+                                 "(H hand, S schneider, Z schwarz, O ouvert)")
         return cls(game, flags)
 
     def to_text(self) -> str:
