@@ -26,13 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .rules import CLUBS, DIAMONDS, GAME_LETTERS, GAME_NAMES, GRAND, HEARTS, NULL, SPADES
-from .valuation import BASE_VALUES, HAND, NULL_VALUES, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, null_value, base_value
+from .valuation import (BASE_VALUES, HAND, NULL_VALUES, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, base_value,
+                        null_value)
 
 __all__ = [
     "HAND", "SCHNEIDER_ANNOUNCED", "SCHWARZ_ANNOUNCED", "OUVERT", "BASE_VALUES",
     "BID_VALUES", "next_bid", "bid_index", "Contract", "DECLARATIONS", "N_DECLARATIONS",
     "normalise_flags", "null_value", "NULL_VALUES", "N_PICKUP_DECLARATIONS",
-    "PICKUP_DECL_BITS", "HAND_DECL_BITS", "DECL_MIN_VALUE", "DECLARABLE_BITS",
+    "PICKUP_DECL_BITS", "HAND_DECL_BITS", "DECL_MIN_VALUE", "DECLARABLE_BITS", "DECLARATION_INDEX",
 ]
 
 #: Most matadors of a suit game (the 4 jacks and 7 suit cards) and of a grand (the 4 jacks).
@@ -149,7 +150,8 @@ class Contract:
         """Parse an ISS game-type token; modifier letters may come in any order."""
         t = token.strip().upper()
         if not t or t[0] not in "DHSCGN":
-            raise ValueError(f"malformed contract {token!r}: expected a game letter D H S C G N, then modifiers H S Z O")
+            raise ValueError(f"malformed contract {token!r}: expected a game letter D H S C G N, "
+                             "then modifiers H S Z O")
         game = "DHSCGN".index(t[0])
         flags = 0
         for ch in t[1:]:
@@ -162,7 +164,8 @@ class Contract:
             elif ch == "O":
                 flags |= OUVERT
             else:
-                raise ValueError(f"malformed contract {token!r}: unknown modifier {ch!r} (H hand, S schneider, Z schwarz, O ouvert)")
+                raise ValueError(f"malformed contract {token!r}: unknown modifier {ch!r} "
+                                 "(H hand, S schneider, Z schwarz, O ouvert)")
         return cls(game, flags)
 
     def to_text(self) -> str:
@@ -219,6 +222,13 @@ N_PICKUP_DECLARATIONS = sum(1 for c in DECLARATIONS if not c & HAND)
 DECLARATION_ARRAY = np.array(DECLARATIONS, dtype=np.int64)
 DECLARATION_ARRAY.setflags(write=False)
 assert all(not c & HAND for c in DECLARATIONS[:N_PICKUP_DECLARATIONS])
+
+#: ``DECLARATION_INDEX[code]``: the declaration action index ``i`` of contract ``code``
+#: (``DECLARATIONS[i] == code``), -1 for a code that is no declaration (``int64[96]``,
+#: read-only; the inverse of :data:`DECLARATION_ARRAY` for the kernels).
+DECLARATION_INDEX = np.full((NULL + 1) * 16, -1, dtype=np.int64)
+DECLARATION_INDEX[DECLARATION_ARRAY] = np.arange(len(DECLARATIONS))
+DECLARATION_INDEX.setflags(write=False)
 assert N_DECLARATIONS <= 32  # the kernels keep the declaration set in one 32-bit word
 
 #: Bit ``i`` set for declaration ``DECLARATIONS[i]`` playable after a pickup (``int``, 0x7F).
