@@ -1,6 +1,6 @@
 """Deals per second of skatsim's engine paths, with OpenSpiel's ``skat`` as the outside reference.
 
-    python benchmarks/deals_per_second.py [--seconds 3] [--seed 2024] [--out benchmarks/results/deals_per_second.jsonl]
+    python benchmarks/deals_per_second.py [--seconds 3] [--seed 2024] [--paths 2,4,5] [--out PATH]
 
 Paths, all measured in the same run, time-boxed, compile time excluded (every compiled
 path is called once before timing):
@@ -15,7 +15,8 @@ path is called once before timing):
    Also reported: ``simulate()`` end to end (DataFrame out), all cores.
 
 Prints one table and appends one JSON line (config, versions, CPU, threading layer,
-seed, figures, targets) to ``--out``. OpenSpiel's ``skat`` is a simplified game (no
+seed, load, figures, targets) to ``./runs/benchmarks/deals_per_second.jsonl`` relative to
+the current folder, or to ``--out``. OpenSpiel's ``skat`` is a simplified game (no
 numeric auction, no skat exchange choice), so its figures are a speed reference only.
 """
 
