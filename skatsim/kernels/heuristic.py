@@ -67,7 +67,7 @@ import numpy as np
 from numba import njit
 
 from ..actions import BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, RE
-from ..bits import lsb, msb, popcount
+from ..bits import branchless, lsb, msb, popcount
 from ..cards import ACES, ALL_CARDS, CARD_POINTS, CARD_POINTS_ARRAY, JACKS, SUIT_MASKS, TENS, card_points
 from ..contracts import BID_VALUES, DECLARATION_INDEX
 from ..rules import FOLLOW, GRAND, NULL, RAMSCH, STRENGTH, TRUMP_MASKS
@@ -441,15 +441,15 @@ def bid_limit(h, seat, params):
     thr = params[P_THR]
     hthr = max(thr, params[P_HANDP])
     nohand = params[P_NOHAND] != 0.0
+    nogrand = params[P_NOGRAND] != 0.0
     st = _strengths(h, seat, params)
     best = 0
-    for g in range(5):
+    for g in range(5):  # without jumps: the chance tests depend on random cards
         x = st[g] - params[P_T]
         okp = _logistic((x + params[P_GAIN]) / params[P_PSCALE]) >= thr
-        okh = not nohand and _logistic(x / params[P_SCALE]) >= hthr
-        if not (okp or okh) or (g == GRAND and params[P_NOGRAND] != 0.0):
-            continue
-        best = max(best, game_value(g, HAND_GAME if okh else 0, _mat(h, g)))
+        okh = (_logistic(x / params[P_SCALE]) >= hthr) & (not nohand)
+        v = game_value(g, branchless(okh, HAND_GAME, 0), _mat(h, g))
+        best = max(best, branchless((okp | okh) & (not (g == GRAND and nogrand)), v, 0))
     if params[P_NONULL] == 0.0:
         bad = null_bad(h)
         if _null_pick_chance(bad, False, params) >= thr:
@@ -895,7 +895,12 @@ def card_decision(view, me, params):
 def bid_decision(view, me, params):
     """Bid the next ladder value while it is within :func:`bid_limit`, hold while the named
     bid is within it (the responder), forehand alone plays at 18 when it can; else pass."""
-    limit = bid_limit(view[G.F_HAND0 + me], me, params)
+    return _bid_from_limit(view, me, bid_limit(view[G.F_HAND0 + me], me, params))
+
+
+@njit(cache=True, inline='always')
+def _bid_from_limit(view, me, limit):
+    """:func:`bid_decision` given the seat's :func:`bid_limit` (reads public fields only)."""
     if view[G.F_BID_STAGE] == 2:
         return BID_BASE if limit >= _MIN_BID else PASS
     if me == view[G.F_RESPONDER]:
@@ -1189,6 +1194,50 @@ def kontra_decision(view, me, params):
 
 # ----------------------------------------------------------------------------- entry point
 @njit(cache=True, inline='always')
+def without_view(st, seat, params, limits):
+    """The rule-based action for ``seat`` where it needs no view, read from the true state
+    ``st``, else -1 (then call :func:`rule_based_policy` on the view). The same action as
+    the policy's, and its ``rng`` is untouched. For the batch engine:
+
+    - card play (not ``random_cards``): the mover's only legal card;
+    - bidding (not ``random_bidding``): :func:`bid_decision` with the seat's
+      :func:`bid_limit` kept in ``limits[seat]`` (int64 scratch, -1 at the start of a deal:
+      the limit depends only on the seat's ten cards and ``params``).
+
+    Reads only the mover's hand and public fields, which its view shows too.
+    """
+    ph = st[G.F_PHASE]
+    if ph == G.PH_PLAY:
+        if params[P_RANDOM] != 0.0:
+            return -1
+        _, legal, _ = G.legal_set(st)
+        return lsb(legal) if legal & (legal - 1) == 0 else -1
+    if ph == G.PH_BID and params[P_RANDBID] == 0.0:
+        if limits[seat] < 0:
+            limits[seat] = bid_limit(st[G.F_HAND0 + seat], seat, params)
+        return _legal_or_lowest(st, _bid_from_limit(st, seat, limits[seat]))
+    return -1
+
+
+@njit(cache=True, inline='always')
+def _legal_or_lowest(view, a):
+    """``a`` if it is in ``legal_set(view)``, else the lowest legal action."""
+    base, lo, hi = G.legal_set(view)
+    i = a - base
+    ok = False
+    if 0 <= i < 32:
+        ok = ((lo >> i) & 1) == 1
+    elif 32 <= i < 64:
+        ok = ((hi >> (i - 32)) & 1) == 1
+    if not ok:
+        if lo != 0:
+            a = base + lsb(lo)
+        else:
+            a = base + 32 + lsb(hi)
+    return a
+
+
+@njit(cache=True, inline='always')
 def rule_based_policy(view, seat, params, rng):
     """The rule-based player's action for ``seat`` on its masked ``view``: ``(action, rng)``.
 
@@ -1213,16 +1262,4 @@ def rule_based_policy(view, seat, params, rng):
         a = declare_decision(view, seat, params)
     else:
         a = kontra_decision(view, seat, params)
-    base, lo, hi = G.legal_set(view)
-    i = a - base
-    ok = False
-    if 0 <= i < 32:
-        ok = ((lo >> i) & 1) == 1
-    elif 32 <= i < 64:
-        ok = ((hi >> (i - 32)) & 1) == 1
-    if not ok:
-        if lo != 0:
-            a = base + lsb(lo)
-        else:
-            a = base + 32 + lsb(hi)
-    return a, rng
+    return _legal_or_lowest(view, a), rng
