@@ -1,10 +1,10 @@
 """Agent throughput: rule-based self-play in the batch engine and through the agent protocol,
 with XSkat's heuristic self-play (``xskat -auto N``) as the outside reference.
 
-    python benchmarks/agents.py [--seconds 3] [--seed 2024] [--out PATH]
+    python benchmarks/agents.py [--seconds 3] [--reps 5] [--seed 2024] [--out PATH]
 
 Paths, measured in the same run, time-boxed, compile time excluded (every compiled path
-is called once before timing):
+is called once before timing), each the best of ``--reps`` time boxes (XSkat: runs):
 
 1. rule-based self-play full games, numba batch engine, 1 thread
    (``simulate(n, policy="rule_based", workers=1)``, DataFrame out), per CPU second of
@@ -37,6 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numba
 import pandas as pd
@@ -61,17 +62,27 @@ TARGETS = {
 }
 
 
-def engine_rate(seconds: float, seed: int, workers: int | None, batch: int) -> dict[str, float]:
-    """Games per wall second and per CPU second of this process (all its threads)."""
+def engine_rate(seconds: float, seed: int, workers: int | None, batch: int, reps: int) -> dict[str, float]:
+    """Games per wall second and per CPU second of this process (all its threads): the best
+    of ``reps`` time boxes of ``seconds / reps`` each (steady state on a shared machine)."""
     simulate(2000, policy="rule_based", seed=seed, workers=workers, progress=False)  # compile / load the cache
-    n, t0, c0 = 0, time.perf_counter(), time.process_time()
-    while True:
-        simulate(batch, policy="rule_based", seed=seed, workers=workers, start=n, progress=False)
-        n += batch
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        if wall >= seconds:
-            return {"games": n, "wall_s": wall, "cpu_s": cpu, "games_per_s_wall": n / wall,
-                    "games_per_s_cpu": n / max(cpu, 1e-9)}
+    best: dict[str, float] = {}
+    start = 0
+    for _ in range(reps):
+        n, t0, c0 = 0, time.perf_counter(), time.process_time()
+        while True:
+            simulate(batch, policy="rule_based", seed=seed, workers=workers, start=start, progress=False)
+            n += batch
+            start += batch
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            if wall >= seconds / reps:
+                break
+        box = {"games": n, "wall_s": wall, "cpu_s": cpu, "games_per_s_wall": n / wall,
+               "games_per_s_cpu": n / max(cpu, 1e-9)}
+        key = "games_per_s_cpu" if workers == 1 else "games_per_s_wall"
+        if not best or box[key] > best[key]:
+            best = box
+    return best
 
 
 def protocol_rate(seconds: float, seed: int) -> tuple[float, float, int, float]:
@@ -88,24 +99,35 @@ def protocol_rate(seconds: float, seed: int) -> tuple[float, float, int, float]:
             return decisions / el, games / el, decisions, el
 
 
-def xskat_rate(seconds: float) -> dict[str, float | int | str] | None:
+def _xskat_once(exe: str, n: int) -> dict[str, Any]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run([exe, "-auto", str(n)], check=True, capture_output=True, text=True,
+                         timeout=600, env={**os.environ, "DISPLAY": ""})
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"games": n, "wall_s": wall, "cpu_s": cpu, "games_per_s_wall": n / wall,
+            "games_per_s_cpu": n / max(cpu, 1e-9), "exe": exe, "command": f"xskat -auto {n}",
+            "scores": out.stdout.strip()}
+
+
+def xskat_rate(seconds: float, reps: int) -> dict[str, Any] | None:
+    """``xskat -auto N`` with N grown until one run takes ``seconds / reps``; then the best
+    of ``reps`` runs per CPU second of the child."""
     exe = shutil.which("xskat") or ("/usr/games/xskat" if os.path.exists("/usr/games/xskat") else None)
     if exe is None:
         return None
     n = 20_000
-    while True:  # grow the batch until one run takes about `seconds`
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        out = subprocess.run([exe, "-auto", str(n)], check=True, capture_output=True, text=True,
-                             timeout=600, env={**os.environ, "DISPLAY": ""})
-        wall = time.perf_counter() - t0
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        if wall >= seconds or n >= 10_000_000:
-            return {"games": n, "wall_s": wall, "cpu_s": cpu, "games_per_s_wall": n / wall,
-                    "games_per_s_cpu": n / max(cpu, 1e-9), "exe": exe, "command": f"xskat -auto {n}",
-                    "scores": out.stdout.strip()}
-        n = int(n * max(2.0, min(10.0, 1.2 * seconds / max(wall, 1e-3))))
+    while True:
+        r = _xskat_once(exe, n)
+        if r["wall_s"] >= seconds / reps or n >= 10_000_000:
+            break
+        n = int(n * max(2.0, min(10.0, 1.2 * seconds / reps / max(r["wall_s"], 1e-3))))
+    runs = [r] + [_xskat_once(exe, n) for _ in range(reps - 1)]
+    best = max(runs, key=lambda x: x["games_per_s_cpu"])
+    best["runs_games_per_s_cpu"] = [x["games_per_s_cpu"] for x in runs]
+    return best
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,23 +135,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=3.0, help="time box per path (default 3)")
     ap.add_argument("--seed", type=int, default=2024, help="run seed (default 2024)")
     ap.add_argument("--batch", type=int, default=50_000, help="deals per simulate() call (default 50,000)")
+    ap.add_argument("--reps", type=int, default=5, help="time boxes per path (XSkat: runs); best counts")
     add_output_args(ap, "agents")
     a = ap.parse_args(argv)
 
     load0 = os.getloadavg()
     rows = []
-    e1 = engine_rate(a.seconds, a.seed, 1, a.batch)
+    e1 = engine_rate(a.seconds, a.seed, 1, a.batch, a.reps)
     r1 = e1["games_per_s_cpu"]
     rows.append(("1_rule_based_numba_1_thread (cpu)", "games/s", r1, e1["games"], e1["cpu_s"]))
     rows.append(("1_rule_based_numba_1_thread (wall)", "games/s", e1["games_per_s_wall"], e1["games"], e1["wall_s"]))
     threads = numba.config.NUMBA_NUM_THREADS
-    e2 = engine_rate(a.seconds, a.seed, None, a.batch)
+    e2 = engine_rate(a.seconds, a.seed, None, a.batch, a.reps)
     r2 = e2["games_per_s_wall"]
     rows.append((f"2_rule_based_numba_all_cores ({threads} threads, wall)", "games/s", r2, e2["games"], e2["wall_s"]))
     d3, g3, n3, e3 = protocol_rate(a.seconds, a.seed)
     rows.append(("3_rule_based_python_protocol", "decisions/s", d3, n3, e3))
     rows.append(("3_rule_based_python_protocol", "games/s", g3, int(g3 * e3), e3))
-    xs = xskat_rate(a.seconds)
+    xs = xskat_rate(a.seconds, a.reps)
     if xs is not None:
         rows.append(("4_xskat_auto (wall)", "games/s", xs["games_per_s_wall"], xs["games"], xs["wall_s"]))
         rows.append(("4_xskat_auto (cpu)", "games/s", xs["games_per_s_cpu"], xs["games"], xs["cpu_s"]))
