@@ -171,7 +171,7 @@ def path_simulate_frame(seconds: float, seed: int) -> tuple[float, int, float]:
     counter = [0]
 
     def one() -> int:
-        simulate(n, seed=seed, start=counter[0] * n)
+        simulate(n, seed=seed, start=counter[0] * n, progress=False)
         counter[0] += 1
         return n
 
