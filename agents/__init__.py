@@ -135,7 +135,8 @@ def _neural_checks() -> dict[str, Any]:
         ok = p.exists() or p.with_suffix(".pt").exists() or p.with_suffix(".json").exists()
         return None if ok else "a model checkpoint that exists (its .pt and .json; '' for the shipped one)"
 
-    return {"model": model, "card_play": one_of("rule_based", "pimc"), "discard": one_of("rule_based", "plans", "model"),
+    return {"model": model, "card_play": one_of("rule_based", "pimc"),
+            "discard": one_of("rule_based", "plans", "model"),
             "pimc_worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
             "skats": lambda v: None if 1 <= v <= 231 else "an int in 1..231 (the skats a hand can find)",
             "loss_penalty": lambda v: None if 0 <= v < math.inf else "a number >= 0",

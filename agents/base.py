@@ -48,13 +48,14 @@ import inspect
 import json
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypeAlias, runtime_checkable
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["Agent", "AgentSpec", "AgentInfo", "register", "unregister", "make_agent", "list_agents", "agent_info",
-           "SpecLike", "DUPLICATE_LOSS_PENALTY", "AgentObject", "as_spec", "in_range", "one_of", "is_import_path", "ENTRY_POINT_GROUP"]
+           "SpecLike", "DUPLICATE_LOSS_PENALTY", "AgentObject", "as_spec", "in_range", "one_of", "is_import_path",
+           "ENTRY_POINT_GROUP"]
 
 from skatsim.valuation import SF_DEFENDER_3
 
@@ -385,6 +386,8 @@ class AgentSpec:
     """
 
     __slots__ = ("name", "params")
+    name: str
+    params: tuple[tuple[str, Any], ...]
 
     def __init__(self, name: str, params: Mapping[str, Any] | None = None) -> None:
         info = agent_info(name)
@@ -522,6 +525,7 @@ class AgentObject:
     """
 
     __slots__ = ("agent",)
+    agent: Any
 
     def __init__(self, agent: Any) -> None:
         if not callable(getattr(agent, "act", None)):
@@ -571,4 +575,5 @@ def as_spec(agent: Any) -> "AgentSpec | AgentObject":
                     f"act(obs); got {agent!r}")
 
 
-SpecLike = "AgentSpec | str | Mapping[str, Any] | tuple[str, Mapping[str, Any]]"
+#: What names an agent wherever one is asked for.
+SpecLike: TypeAlias = "AgentSpec | str | Mapping[str, Any] | tuple[str, Mapping[str, Any]]"

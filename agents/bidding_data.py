@@ -225,7 +225,7 @@ def contract_value(game: int, hand: bool, mat: int, level: int = 0) -> int:
     return int(game_value(game, HAND_FLAG if hand else 0, int(mat), level >= 1, level >= 2))
 
 
-def _world_values(game: int, hand: bool, res: np.ndarray, mat: np.ndarray) -> np.ndarray:
+def _world_values(game: int, hand: bool, res: np.ndarray, mat: np.ndarray | int) -> np.ndarray:
     """The value of the contract in each world from its outcome code (``res_<c>``: a
     schneider level when won with 90 or lost schneidered, schwarz when won with every
     trick) and matadors."""

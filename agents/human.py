@@ -203,10 +203,10 @@ class HumanAgent:
             say(f"trick {i + 1}: {played} -> {self._who(winner)} ({pts} points)")
         self._last_tricks = len(tricks)
         if tricks or obs.current_trick:
-            pts = ", ".join(f"{self._who(s)} {obs.points[s]}" for s in range(3))
-            say(f"card points so far: {pts}; tricks: {list(obs.tricks_won)}")
+            so_far = ", ".join(f"{self._who(s)} {obs.points[s]}" for s in range(3))
+            say(f"card points so far: {so_far}; tricks: {list(obs.tricks_won)}")
         if obs.current_trick:
-            lead = obs.trick_leader
+            lead = int(obs.trick_leader)  # set while a trick is on the table
             say("on the table: " + " ".join(f"{self._who((lead + k) % 3)} {card_name(c)}"
                                             for k, c in enumerate(obs.current_trick)))
         if obs.skat is not None and obs.phase in ("discard", "declare") and obs.declarer == obs.seat:
@@ -289,10 +289,12 @@ def explain_result(state: "SkatState", seat: int | None = None) -> str:
                 f"{', '.join(losers)} score -{top}.")
     c = Contract.parse(r.contract or "")
     d = r.declarer
+    assert d is not None  # a declared game has a declarer
     lines = [f"{who(d).capitalize()} played {c.to_text()} ({c.describe()}) at a bid of {r.bid}"
              + ("" if state.skat_picked_up else ", hand") + "."]
     if c.is_null:
-        lines.append(f"Null: the declarer must not take a trick; {'took none' if r.declarer_tricks == 0 else f'took {r.declarer_tricks}'}"
+        took = "took none" if r.declarer_tricks == 0 else f"took {r.declarer_tricks}"
+        lines.append(f"Null: the declarer must not take a trick; {took}"
                      f" -> {'won' if r.declarer_tricks == 0 else 'lost'}. Game value {r.game_value} (fixed for "
                      f"{c.to_text()}).")
     else:
@@ -332,7 +334,8 @@ def explain_result(state: "SkatState", seat: int | None = None) -> str:
         lines.append(f"But the game value {r.game_value} is below the bid {r.bid}: overbid, the game is lost and "
                      f"charged {r.charged_value} (the bid rounded up to a multiple of {c.base_value}).")
     if r.kontra:
-        lines.append(f"{'Kontra' if r.kontra == 1 else 'Kontra and Re'}: the list score is doubled {'once' if r.kontra == 1 else 'twice'}.")
+        lines.append(f"{'Kontra' if r.kontra == 1 else 'Kontra and Re'}: the list score is doubled "
+                     f"{'once' if r.kontra == 1 else 'twice'}.")
     res = "won" if r.won else "lost"
     lines.append(f"Result: the declarer {res}, list score {r.list_score:+d}"
                  + (f" ({r.charged_value} won)" if r.won else f" (-2 x {r.charged_value}" + (" x 2" * r.kontra) + ")")

@@ -477,7 +477,8 @@ class NeuralBidderAgent:
         loss_penalty: what a lost game costs per defender in relative points (default: the
             duplicate-tournament cost, :data:`agents.base.DUPLICATE_LOSS_PENALTY`).
         discard: ``"rule_based"`` (the rule-based player's discard, by the card-play
-            delegate, which discards like it in both modes; the network then declares), ``"plans"`` (each game's rule-based greedy discard plan, the game
+            delegate, which discards like it in both modes; the network then declares),
+            ``"plans"`` (each game's rule-based greedy discard plan, the game
             chosen by the network's hand-game heads on the kept ten) or ``"model"`` (every
             pair of cards x every game, scored by those heads). The heads were trained on
             hand games, whose skat is unknown, so they do not see the points a discard puts

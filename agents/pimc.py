@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
 
@@ -208,10 +208,10 @@ class PIMCAgent:
         return self._play(obs, legal)
 
     # ------------------------------------------------------------------ card play
-    def _play(self, obs: "Observation", legal: list[int]) -> int:
+    def _play(self, obs: "Observation", legal: "Sequence[int]") -> int:
         t0 = time.perf_counter()
         info = InfoState.from_observation(obs)
-        contract = Contract.parse(obs.contract) if obs.contract else Contract(obs.game_type)
+        contract = Contract.parse(obs.contract) if obs.contract else Contract(int(obs.game_type or 0))
         goal = target_for(contract)
         mover_decl = obs.seat == obs.declarer
         worlds = enumerate_worlds(info, self.worlds) if self.enumerate else None
@@ -274,7 +274,8 @@ class PIMCAgent:
                 break
         return np.concatenate(parts)
 
-    def _values(self, worlds: np.ndarray, info: InfoState, mode: str, goal: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _values(self, worlds: np.ndarray, info: InfoState, mode: "Literal['exact', 'threshold']",
+                goal: Any) -> tuple[np.ndarray, np.ndarray]:
         """Root values of ``worlds`` (and the mask of the worlds kept: those within the node
         budget; a world over it is dropped, see :meth:`Solver.root_values`)."""
         vals = self._solver.root_values(worlds, info, mode=mode, threshold=goal, progress=False,

@@ -69,7 +69,8 @@ from skatsim.state import SkatState
 from .base import AgentSpec, make_agent
 
 __all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "TimeLimitError",
-           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock", "error_traceback", "decide", "check_action"]
+           "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock", "error_traceback", "decide",
+           "check_action"]
 
 #: What :class:`Table` does when an agent fails: raise, or record it and settle the game.
 ON_ERROR = ("raise", "forfeit")
@@ -363,7 +364,9 @@ class Table:
     def run(self) -> "PlayedGame":
         while not self.over:
             self.step()
-        return PlayedGame(self.state, tuple(self.decision_time), tuple(self.decisions), self.deal_seed,
+        t0, t1, t2 = self.decision_time
+        n0, n1, n2 = self.decisions
+        return PlayedGame(self.state, (t0, t1, t2), (n0, n1, n2), self.deal_seed,
                           self.deal_id, tuple(self.errors), self.forfeit)
 
 
@@ -473,12 +476,14 @@ def forfeit_result(state: SkatState, offender: int) -> GameResult:
         _, g, mat = min(reach) if reach else max(options, key=lambda o: (o[0], -o[1]))
         lp, lt = 60, 1
     else:
-        flags = state.contract.flags
+        contract = state.contract
+        assert contract is not None  # declared: past the declaration
+        flags = contract.flags
         mat = int(matadors_of(cards, g))
         if offender == d:
             lp, lt = 60, 1
         else:
-            goal = target_for(state.contract)
+            goal = target_for(contract)
             lp, lt = {61: (61, 5), 90: (90, 5), "schwarz": (120, 10), "null": (0, 0)}[goal]
         if g == NULL:
             lt = 1 if offender == d else 0

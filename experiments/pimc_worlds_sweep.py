@@ -69,7 +69,8 @@ def run(cfg: Config, root: str | None = None) -> Path:
             want = (spec, AgentSpec.parse(cfg.opponent).to_text())
             if tuple(full.labels[:2]) != want or full.config.seed != cfg.seed or full.config.n_deals < cfg.n_deals:
                 raise SystemExit(f"reuse {src}: agents {full.labels}, seed {full.config.seed}, "
-                                 f"{full.config.n_deals} boards do not fit {want}, seed {cfg.seed}, {cfg.n_deals} boards")
+                                 f"{full.config.n_deals} boards do not fit {want}, seed {cfg.seed}, "
+                                 f"{cfg.n_deals} boards")
             games = full.games[full.games["deal_id"] < cfg.n_deals].copy()
             games.attrs = dict(full.games.attrs)
             res = TournamentResult(games, full.config)

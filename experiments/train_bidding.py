@@ -342,10 +342,12 @@ def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = No
                "epochs": len(history), "val_log_loss": vll, "baseline_log_loss": base_ll, "val_brier": brier,
                "val_ece": ece, "val_e_list_mae": vmae, "per_contract_log_loss": per_contract,
                "seconds": round(seconds, 1), "data_hash": data_hash(df),
-               "sources": sorted(df["source"].unique().tolist()), "params": int(sum(t.numel() for t in net.parameters()))}
+               "sources": sorted(df["source"].unique().tolist()),
+               "params": int(sum(t.numel() for t in net.parameters()))}
     (run / "metrics.json").write_text(json.dumps({**metrics, "calibration": table}, indent=1))
     conditioned = bool((df["bid_level"] > 0).any())
-    ckpt = {"context": "bid_level" if conditioned else "auction", "data_hash": metrics["data_hash"], "data_dirs": cfg["data"]["dirs"], "train_config": cfg,
+    ckpt = {"context": "bid_level" if conditioned else "auction", "data_hash": metrics["data_hash"],
+            "data_dirs": cfg["data"]["dirs"], "train_config": cfg,
             "metrics": {k: v for k, v in metrics.items() if k != "per_contract_log_loss"}}
     save_checkpoint(net, run / "model", **ckpt)
     metrics["run_dir"] = str(run)

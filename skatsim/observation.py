@@ -170,7 +170,8 @@ class Observation:
         parts.append(f"points {list(self.points)}")
         if self.legal_actions:
             shown = [action_to_string(a) for a in self.legal_actions]
-            parts.append("legal " + (" ".join(shown) if len(shown) <= 12 else " ".join(shown[:6]) + f" ... ({len(shown)})"))
+            listed = " ".join(shown) if len(shown) <= 12 else " ".join(shown[:6]) + f" ... ({len(shown)})"
+            parts.append("legal " + listed)
         return " | ".join(parts)
 
 

@@ -208,8 +208,9 @@ def _check_record_summary(state: SkatState, rec: dict[str, Any], fmt: str = RECO
 
 
 #: The fields of a record.
-RECORD_FIELDS = _RECORD_FIELDS = ("format", "rules", "rules_version", "seed", "deal", "moves", "bids", "declarer", "bid",
-                  "skat_choice", "discard", "contract", "kontra", "cards", "result", "events", "ending")
+RECORD_FIELDS = _RECORD_FIELDS = ("format", "rules", "rules_version", "seed", "deal", "moves", "bids", "declarer",
+                                  "bid", "skat_choice", "discard", "contract", "kontra", "cards", "result", "events",
+                                  "ending")
 _EVENT_KINDS = ("show", "resign", "timeout", "left", "schwarz_lost")
 
 

@@ -22,8 +22,8 @@ import numpy as np
 from numba import njit
 
 from .bits import branchless
-from .cards import (ACE, EIGHT, JACK, JACKS, KING, NINE, QUEEN, SEVEN, SUIT_MASKS, TEN, CardSet,
-                    CardsLike, parse_card, to_mask)
+from .cards import (ACE, CLUBS, DIAMONDS, EIGHT, HEARTS, JACK, JACKS, KING, NINE, QUEEN, SEVEN, SPADES, SUIT_MASKS,
+                    TEN, CardSet, CardsLike, parse_card, to_mask)
 
 __all__ = [
     "DIAMONDS", "HEARTS", "SPADES", "CLUBS", "GRAND", "NULL", "RAMSCH", "GAME_TYPES",
@@ -31,7 +31,8 @@ __all__ = [
     "beats", "trick_winner_pos", "legal_cards", "trick_winner", "trumps",
 ]
 
-DIAMONDS, HEARTS, SPADES, CLUBS, GRAND, NULL, RAMSCH = range(7)
+# A suit game's type is its trump suit: DIAMONDS .. CLUBS are the suits of skatsim.cards.
+GRAND, NULL, RAMSCH = 4, 5, 6
 GAME_TYPES = (DIAMONDS, HEARTS, SPADES, CLUBS, GRAND, NULL, RAMSCH)
 GAME_NAMES = ("diamonds", "hearts", "spades", "clubs", "grand", "null", "ramsch")
 #: ISS letters (ISS_FORMAT.md §3); ramsch has none on ISS

@@ -37,10 +37,11 @@ from .layout import (N_RESULT, R_BID, R_CHARGED, R_DECL_POINTS, R_DECL_TRICKS, R
                      R_LIST_SCORE, R_MATADORS, R_MULT, R_OVERBID, R_PICKED, R_PTS0, R_PTS1, R_PTS2, R_SCHNEIDER,
                      R_SCHWARZ, R_SCORE0, R_SCORE1, R_SCORE2, R_SF0, R_SF1, R_SF2, R_VALUE, R_WON)
 from .rules import GRAND, NULL, RAMSCH
-from .valuation import (HAND, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, SF_DEFENDER_3, SF_DEFENDER_4, SF_WON, charged_value,
-                        game_value, multiplier)
+from .valuation import (HAND, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, SF_DEFENDER_3, SF_DEFENDER_4, SF_WON,
+                        charged_value, game_value, multiplier)
 
-__all__ = ["matadors_of", "matadors_many", "settle_core", "sf_points", "settle", "GameResult", "possible_declarer_points",
+__all__ = ["matadors_of", "matadors_many", "settle_core", "sf_points", "settle", "GameResult",
+           "possible_declarer_points",
            "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4", "settle_into"]
 
 

@@ -506,7 +506,8 @@ class SimSummary:
             codes = _contract_codes(rows).astype(np.int64)
         k = len(CONTRACT_CATEGORIES)
         won = rows["won"].to_numpy() if isinstance(rows, pd.DataFrame) else rows["won"]
-        score = (rows["list_score"].to_numpy() if isinstance(rows, pd.DataFrame) else rows["list_score"]).astype(np.float64)
+        score = rows["list_score"].to_numpy() if isinstance(rows, pd.DataFrame) else rows["list_score"]
+        score = score.astype(np.float64)
         self.count += np.bincount(codes, minlength=k)
         self.wins += np.bincount(codes, weights=won.astype(np.float64), minlength=k).astype(np.int64)
         self.score_sum += np.bincount(codes, weights=score, minlength=k)

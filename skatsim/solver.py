@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, Union
 
 import numpy as np
 
@@ -60,6 +60,9 @@ from .cards import ALL_CARDS, CardSet, CardsLike, card_name, card_points, parse_
 from .contracts import Contract
 from .kernels import solver as K
 from .rules import GAME_NAMES, NULL, follow_mask, legal_mask
+
+if TYPE_CHECKING:
+    from .state import SkatState
 
 __all__ = ["describe_target", "Position", "Solution", "Solver", "solve", "target_for"]
 
@@ -103,7 +106,7 @@ class Position:
         >>> Position.make(hands=("CJ SA", "C7", "HA"), skat="D7 D8", game=CLUBS, declarer=0)
         Traceback (most recent call last):
         ...
-        ValueError: wrong card counts: seats hold [2, 1, 1] cards, but with 0 card(s) played to the trick led by seat 0 they must hold [1, 1, 1]
+        ValueError: wrong card counts: seats hold [2, 1, 1] cards, but ... they must hold [1, 1, 1]
         """
         if len(hands) != 3:
             raise ValueError(f"hands must list 3 seats, got {len(hands)}")
@@ -116,7 +119,7 @@ class Position:
         return p
 
     @classmethod
-    def from_state(cls, state: Any) -> "Position":
+    def from_state(cls, state: "SkatState") -> "Position":
         """The position of a :class:`~skatsim.state.SkatState` in the play phase."""
         phase = getattr(state, "phase", None)
         if phase != "play":

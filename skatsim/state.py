@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from ._random import SeedLike, check_random_state, to_seed
-from .actions import HAND, HOLD, NUM_ACTIONS, PASS, PICKUP, action_to_string, bid_action, declare_action, string_to_action
+from .actions import (HAND, HOLD, NUM_ACTIONS, PASS, PICKUP, action_to_string, bid_action, declare_action,
+                      string_to_action)
 from .bits import rand_below, seat_stream
 from .cards import CardSet, CardsLike, card_name, to_mask
 from .contracts import Contract
@@ -161,7 +162,8 @@ class SkatState:
             raise TypeError(f"rules must be a SkatRules (e.g. SkatRules(kontra=True); ISkO is SkatRules()), "
                             f"got {type(rules).__name__} {rules!r}")
         if not isinstance(deal, Deal):
-            raise TypeError(f"deal must be a Deal (skatsim.deal(seed), deal_from_hands(...)), got {type(deal).__name__}")
+            raise TypeError("deal must be a Deal (skatsim.deal(seed), deal_from_hands(...)), "
+                            f"got {type(deal).__name__}")
         self.rules = rules
         self.seed = seed
         self._deal = deal
@@ -666,8 +668,9 @@ class SkatState:
         if self.game_type is not None:
             lines.append(f"card points (tricks): {self.points()}, tricks: {self.tricks_won()}")
         for e in self.events():
-            lines.append(f"  event after {e['at']} actions: {e['kind']}" + (f" by seat {e['seat']}" if e["seat"] >= 0 else "")
-                         + (f" {e['cards']}" if e["cards"] else ""))
+            by = f" by seat {e['seat']}" if e["seat"] >= 0 else ""
+            shown = f" {e['cards']}" if e["cards"] else ""
+            lines.append(f"  event after {e['at']} actions: {e['kind']}{by}{shown}")
         if self.is_terminal():
             if self.ending != "played":
                 lines.append(f"ended: {self.ending}")

@@ -72,6 +72,8 @@ MAX_ACTIONS = KS.MAX_ACTIONS
 #: Below this many games the kernels run on one numba thread (waking the thread pool costs
 #: more than the work); the games are the same for any thread count.
 _PARALLEL_FROM = 64
+#: The most numba threads a step may use (numba's thread-pool size).
+_MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
 
 
 class VecEnvError(ValueError):
@@ -296,8 +298,8 @@ class VecEnv:
         if reward not in REWARD_KINDS:
             raise ValueError(f"reward must be one of {REWARD_KINDS}, got {reward!r}")
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
-                                    or not 1 <= threads <= numba.config.NUMBA_NUM_THREADS):
-            raise ValueError(f"threads must be an int in 1..{numba.config.NUMBA_NUM_THREADS}, got {threads!r}")
+                                    or not 1 <= threads <= _MAX_THREADS):
+            raise ValueError(f"threads must be an int in 1..{_MAX_THREADS}, got {threads!r}")
         self.n = n = int(n)
         self.rules = rules
         self.reward = reward

@@ -57,7 +57,8 @@ def add_seed(sp: argparse.ArgumentParser, what: str = "deal seed") -> None:
                     help=f"{what}, any int (default {DEFAULT_SEED})")
 
 
-def add_workers(sp: argparse.ArgumentParser, what: str = "processes for Python agents, threads for compiled ones") -> None:
+def add_workers(sp: argparse.ArgumentParser,
+                what: str = "processes for Python agents, threads for compiled ones") -> None:
     sp.add_argument("--workers", type=int_arg(1, None, "a worker count"), default=None,
                     help=f"{what} (default: every core, {default_workers()} here)")
 

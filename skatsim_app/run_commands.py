@@ -230,7 +230,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                                           workers=args.workers or default_workers(), progress=not args.no_progress))
         where = None
     dt = max(time.perf_counter() - t0, 1e-9)
-    print(f"simulated {deals:,} deals in {dt:.2f} s ({deals / dt:,.0f} deals/s)" + (f", written to {where}" if where else ""))
+    print(f"simulated {deals:,} deals in {dt:.2f} s ({deals / dt:,.0f} deals/s)"
+          + (f", written to {where}" if where else ""))
     print(summary.table().round(4).to_string())
     print(summary.seeger_fabian().round(2).to_string())
     return 0

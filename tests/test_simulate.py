@@ -209,26 +209,25 @@ def test_parquet_file_is_complete_or_absent(tmp_path, df):
         time.sleep(0.5)  # a few chunks written
         return proc
 
-    proc = start_and_wait_for_chunks()
-    try:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    def stopped(sig: int) -> subprocess.Popen:
+        """A writer started, then stopped by ``sig`` once it has written a few chunks."""
+        proc = start_and_wait_for_chunks()
+        try:
+            proc.send_signal(sig)
+            proc.wait(60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        return proc
+
+    proc = stopped(signal.SIGKILL)
     assert not path.exists()
     assert old.read_bytes() == before
     for p in temporaries(proc.pid):  # a leftover temporary file is not a result file
         with pytest.raises(Exception):
             read_parquet(p)
     # SIGINT (Ctrl-C) in-process cleans up its temporary file
-    proc = start_and_wait_for_chunks()
-    try:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    proc = stopped(signal.SIGINT)
     assert not path.exists()
     assert not temporaries(proc.pid)
     zero = tmp_path / "zero.parquet"

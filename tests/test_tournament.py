@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import math
+import time as _time
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from agents import AgentSpec
+from agents import AgentSpec, register
+from agents.play import AgentError, IllegalActionError, Table, TimeLimitError, forfeit_result, play
 from agents.tournament import (GAME_COLUMNS, Z95, TournamentConfig, TournamentResult, agent_summary,
                                arrangements, auction_text, head_to_head, play_chunk, run_tournament)
-from skatsim import SkatRules
-from skatsim.actions import action_to_string
+from skatsim import SkatRules, SkatState
+from skatsim.actions import PASS, action_to_string
 from skatsim.bits import derive_seed
 from skatsim.state import random_game as play_random_game
 from skatsim.table import RESULT_COLUMNS
@@ -224,13 +226,6 @@ def test_a_python_only_agent_runs_on_the_python_engine() -> None:
 
 
 # ----------------------------------------------------------------------------- misbehaving agents
-
-import time as _time
-
-from agents import register
-from agents.play import AgentError, IllegalActionError, Table, TimeLimitError, forfeit_result, play
-from skatsim import SkatState
-from skatsim.actions import PASS
 
 
 class _Faulty:

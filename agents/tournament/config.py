@@ -110,7 +110,7 @@ class TournamentConfig:
         results without playing, ``placeholders=True``)."""
         tl = d.get("time_limit")
         given = list(objects or [])
-        agents: list[AgentSpec | AgentObject] = []
+        agents: list[AgentSpec | AgentObject | RecordedAgent] = []
         for a in d["agents"]:
             if "object" not in a:
                 agents.append(AgentSpec.from_dict(a))

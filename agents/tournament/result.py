@@ -105,7 +105,8 @@ class TournamentResult:
                 f"{seed}, rules {c.rules.version}, {c.engine} engine")
         lines = [head, show.to_string()]
         for _, r in self.head_to_head().iterrows():
-            lines.append(f"head to head {r['a']} - {r['b']}: {_pm(r['sf_diff_per_game'], r['sf_diff_per_game_ci'], '+.2f')}"
+            per_game = _pm(r['sf_diff_per_game'], r['sf_diff_per_game_ci'], '+.2f')
+            lines.append(f"head to head {r['a']} - {r['b']}: {per_game}"
                          f" SF/game, {_pm(r['sf_diff_per_list'], r['sf_diff_per_list_ci'], '+.0f')} SF/list "
                          f"({r['boards']:,} boards, 95% CI)")
         return "\n".join(lines)

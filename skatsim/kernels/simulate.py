@@ -56,8 +56,8 @@ MAX_ACTIONS = 168
 #: Deals per parallel work item (each item allocates its own scratch state vector once).
 BLOCK = 1024
 
-#: One row per deal (fields ordered by size, so the packed layout is also aligned). Seats:
-#: 0 forehand, 1 middlehand, 2 rearhand. ``declarer`` is -1 for a
+#: One row per deal (fields ordered by size, so the packed layout is also aligned).
+#: Seats: 0 forehand, 1 middlehand, 2 rearhand. ``declarer`` is -1 for a
 #: passed-in game and for Ramsch; ``game`` is -1 (passed in), 0..5 (D H S C G N) or 6 (Ramsch).
 #: ``flags`` bits: 1 hand, 2 schneider announced, 4 schwarz announced, 8 ouvert.
 RESULT_DTYPE = np.dtype([

@@ -495,7 +495,6 @@ def two_tricks(W, ha: int, hb: int, hc: int, leader: int) -> int:
     drel = W[W_DECL] - leader
     if drel < 0:
         drel += 3
-    ts = W[W_TSTART]
     amax = drel == 0
     bmax = drel == 1
     cmax = drel == 2
@@ -647,7 +646,9 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
     offa = W_MV + ntr * 48
     offb = offa + 16
     offc = offa + 32
-    # staged move lists: the TT move / killer first, the full list only if needed
+    # staged move lists: the TT move / killer first, the full list only if needed. The three
+    # seats' loops below are written out one inside the other on purpose (a twin per seat, not
+    # a shared helper): a whole trick is one node, which is where the solver's speed comes from.
     if nfix >= 1:
         W[offa] = fa
         na = 1
