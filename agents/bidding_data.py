@@ -106,7 +106,7 @@ from skatsim.contracts import BID_VALUES
 from skatsim.deal import deal as _deal
 from skatsim.kernels import game as G
 from skatsim.kernels import policies as P
-from skatsim.kernels.heuristic import _greedy_discard, bid_limit, params_array
+from skatsim.kernels.heuristic import bid_limit, greedy_discard, params_array
 from skatsim.rules import NULL
 from skatsim.scoring import matadors_of, settle_core
 from skatsim.valuation import HAND as HAND_FLAG
@@ -236,9 +236,9 @@ def _world_values(game: int, hand: bool, res: np.ndarray, mat: np.ndarray | int)
 
 def discard_for(twelve: int, game: int) -> int:
     """The two cards (a mask) the rule-based player's greedy plan discards from ``twelve``
-    for ``game`` (``kernels.heuristic._greedy_discard``, applied twice)."""
-    c1 = int(_greedy_discard(int(twelve), int(game), _RB_PARAMS))
-    c2 = int(_greedy_discard(int(twelve) & ~(1 << c1), int(game), _RB_PARAMS))
+    for ``game`` (``kernels.heuristic.greedy_discard``, applied twice)."""
+    c1 = int(greedy_discard(int(twelve), int(game), _RB_PARAMS))
+    c2 = int(greedy_discard(int(twelve) & ~(1 << c1), int(game), _RB_PARAMS))
     return (1 << c1) | (1 << c2)
 
 
@@ -313,8 +313,8 @@ def _rb_playouts(worlds, seat, game, hand_game, params, out_points, out_tricks):
         pile = sk
         if not hand_game:
             twelve = worlds[w, seat] | sk
-            c1 = _greedy_discard(twelve, game, params)
-            c2 = _greedy_discard(twelve & ~(1 << c1), game, params)
+            c1 = greedy_discard(twelve, game, params)
+            c2 = greedy_discard(twelve & ~(1 << c1), game, params)
             pile = (1 << c1) | (1 << c2)
             st[G.F_HAND0 + seat] = twelve & ~pile
             st[G.F_PICKED] = 1

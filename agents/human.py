@@ -206,7 +206,8 @@ class HumanAgent:
             so_far = ", ".join(f"{self._who(s)} {obs.points[s]}" for s in range(3))
             say(f"card points so far: {so_far}; tricks: {list(obs.tricks_won)}")
         if obs.current_trick:
-            lead = int(obs.trick_leader)  # set while a trick is on the table
+            lead = obs.trick_leader
+            assert lead is not None  # set while a trick is on the table
             say("on the table: " + " ".join(f"{self._who((lead + k) % 3)} {card_name(c)}"
                                             for k, c in enumerate(obs.current_trick)))
         if obs.skat is not None and obs.phase in ("discard", "declare") and obs.declarer == obs.seat:

@@ -62,7 +62,7 @@ import functools
 import itertools
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 from numba import njit, prange
@@ -188,7 +188,7 @@ def BiddingNet(hidden: tuple[int, ...] = (256, 256), dropout: float = 0.0) -> An
     torch = _torch()
     nn = torch.nn
 
-    class _Net(nn.Module):
+    class _Net(nn.Module):  # type: ignore[name-defined]  # torch is imported lazily
         def __init__(self) -> None:
             super().__init__()
             layers: list[Any] = []
@@ -422,7 +422,7 @@ class _Info:
 
     __slots__ = ("hand", "seat", "bid", "phase", "legal", "picked", "discard", "ctx")
 
-    def __init__(self, hand: int, seat: int, bid: int, phase: str, legal: list[int], picked: bool, discard: int,
+    def __init__(self, hand: int, seat: int, bid: int, phase: str, legal: Sequence[int], picked: bool, discard: int,
                  ctx: np.ndarray | None) -> None:
         self.hand, self.seat, self.bid, self.phase = hand, seat, bid, phase
         self.legal, self.picked, self.discard, self.ctx = legal, picked, discard, ctx
@@ -619,7 +619,9 @@ class NeuralBidderAgent:
         """The bidding block for a decision at ``bid`` (see the module docstring)."""
         if self.by_bid:
             return bid_context(bid)
-        return obs.ctx if isinstance(obs, _Info) else context_of(obs.view, obs.seat)
+        ctx = obs.ctx if isinstance(obs, _Info) else context_of(obs.view, obs.seat)
+        assert ctx is not None  # auction models always carry the context
+        return ctx
 
     def scores(self, obs: Any, bid: int) -> np.ndarray:
         """Expected relative SF per contract of the dealt ten cards at ``bid``."""
@@ -686,7 +688,7 @@ class NeuralBidderAgent:
         return top
 
     # ------------------------------------------------------------------ decisions
-    def _bid(self, info: "_Info", legal: list[int]) -> Any:
+    def _bid(self, info: "_Info", legal: Sequence[int]) -> Any:
         bids = [a for a in legal if BID_BASE <= a < PASS]
         if bids:
             nxt = min(bids)
@@ -698,7 +700,7 @@ class NeuralBidderAgent:
             return HOLD if ok else PASS
         return PASS if PASS in legal else legal[0]
 
-    def _skat(self, info: "_Info", legal: list[int]) -> Any:
+    def _skat(self, info: "_Info", legal: Sequence[int]) -> Any:
         best_hand = float((yield from self._scores(info, info.bid))[6:].max())
         pv = yield from self._pickup_value(info, info.bid)
         return HAND if HAND in legal and best_hand > pv else PICKUP
@@ -736,7 +738,7 @@ class NeuralBidderAgent:
                 best = (g, pr, sc)
         return best
 
-    def _discard(self, info: "_Info", legal: list[int]) -> Any:
+    def _discard(self, info: "_Info", legal: Sequence[int]) -> Any:
         cards = info.hand
         gone = info.discard
         twelve = cards | gone
@@ -748,7 +750,7 @@ class NeuralBidderAgent:
                 return c
         return legal[0]  # pragma: no cover - the pair holds a legal card
 
-    def _declare(self, info: "_Info", legal: list[int]) -> Any:
+    def _declare(self, info: "_Info", legal: Sequence[int]) -> Any:
         options = {}
         for a in legal:
             c = Contract.from_code(DECLARATIONS[a - DECLARE_BASE])

@@ -107,7 +107,7 @@ def enumerate_worlds(info: InfoState, limit: int) -> np.ndarray | None:
     return out
 
 
-def choose(values: np.ndarray, mover_is_declarer: bool, legal: list[int],
+def choose(values: np.ndarray, mover_is_declarer: bool, legal: Sequence[int],
            weights: np.ndarray | None = None) -> tuple[list[int], np.ndarray]:
     """Aggregate threshold root values ``(n_worlds, 32)`` (1: the declarer reaches his goal):
     the legal cards with the most (weighted) wins for the mover's side, and every card's
@@ -300,7 +300,7 @@ class PIMCAgent:
         return cand[idx]
 
     @staticmethod
-    def _side_points(pts: np.ndarray, mover_decl: bool, cards: list[int]) -> dict[int, float]:
+    def _side_points(pts: np.ndarray, mover_decl: bool, cards: Sequence[int]) -> dict[int, float]:
         mean = {c: float(pts[:, c].mean()) for c in cards}
         return mean if mover_decl else {c: 120.0 - v for c, v in mean.items()}
 

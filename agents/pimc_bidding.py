@@ -33,7 +33,7 @@ from skatsim.contracts import BID_VALUES, DECLARATIONS, Contract
 from skatsim.rules import GRAND, NULL, TRUMP_MASKS
 from skatsim.scoring import matadors_of
 from skatsim.valuation import HAND as HAND_FLAG
-from skatsim.valuation import charged_value, expected_sf, game_value
+from skatsim.valuation import expected_sf_at_bid, game_value
 from skatsim.solver import Position, Solver
 
 from .base import DUPLICATE_LOSS_PENALTY
@@ -55,10 +55,9 @@ def contract_value(game: int, hand: bool, twelve: int) -> int:
 
 def expected_score(p: float, value: int, bid: int, game: int, hand: bool = False) -> float:
     """Expected relative Seeger-Fabian score of a contract won with probability ``p`` at
-    ``bid`` (:func:`skatsim.valuation.expected_sf`; an overbid is lost whatever happens),
+    ``bid`` (:func:`skatsim.valuation.expected_sf_at_bid`; an overbid is lost whatever happens),
     a lost game costing the duplicate penalty per defender."""
-    flags = HAND_FLAG if hand else 0
-    return float(expected_sf(p, value, charged_value(game, flags, value, bid), DUPLICATE_LOSS_PENALTY))
+    return float(expected_sf_at_bid(p, value, game, HAND_FLAG if hand else 0, bid, DUPLICATE_LOSS_PENALTY))
 
 
 def best_discard(twelve: int, game: int) -> int:

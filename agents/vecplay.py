@@ -80,7 +80,7 @@ class _Kind:
     def __init__(self, spec: AgentSpec) -> None:
         self.spec = spec
         self.engine = spec.engine_policy()
-        self.batch = None
+        self.batch: Any = None
         if self.engine is None:
             probe = spec.make()
             if callable(getattr(probe, "act_batch", None)):
@@ -269,7 +269,7 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
         g.flush(env, slot)
         fr = np.zeros(1, dtype=RESULT_DTYPE)
         res = forfeit_result(_mirror(env, slot, g.deal_seed), e.seat).to_row()
-        for c in RESULT_DTYPE.names:
+        for c in RESULT_DTYPE.names or ():
             if c in res and res[c] is not None:
                 fr[c] = res[c]
         acts[slot] = -1
@@ -284,6 +284,7 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
         batches: dict[int, list[int]] = {}
         for slot in movers.tolist():
             g = games[slot]
+            assert g is not None  # only boards with a Python or batch agent stop the compiled step
             seat = int(env.to_move[slot])
             k = g.kinds[seat]
             if k.batch is not None:
@@ -291,7 +292,9 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
                 continue
             _python_decision(env, g, slot, seat, time_limit, acts, fail)
         for _, idx in batches.items():
-            k = games[idx[0]].kinds[int(env.to_move[idx[0]])]
+            first = games[idx[0]]
+            assert first is not None
+            k = first.kinds[int(env.to_move[idx[0]])]
             _batch_decision(env, games, k, idx, time_limit, acts, fail)
         if (env.to_move >= 0).any():
             env.step(acts)

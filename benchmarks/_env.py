@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import platform
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +21,14 @@ def cpu_model() -> str:
 
 
 def versions() -> dict[str, str]:
-    """Versions of Python and the libraries a figure depends on."""
+    """:func:`skatsim.runs.versions` (Python, platform, packages, commit), plus the outside
+    references the benchmarks compare with (OpenSpiel, RLCard)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    out = {"python": platform.python_version()}
-    for pkg in ("skatsim", "numpy", "numba", "llvmlite", "pandas", "open_spiel"):
+    from skatsim.runs import versions as run_versions
+
+    out = run_versions()
+    for pkg in ("open_spiel", "rlcard"):
         try:
             out[pkg] = version(pkg)
         except PackageNotFoundError:
@@ -35,12 +37,10 @@ def versions() -> dict[str, str]:
 
 
 def git_commit() -> str:
-    """Short hash of the checked-out commit ('' outside a git checkout)."""
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
+    """Short hash of the checkout holding the benchmarks ('' outside a git checkout)."""
+    from skatsim.runs import git_commit as commit_of
+
+    return commit_of(Path(__file__).resolve().parent)
 
 
 def now_utc() -> str:
@@ -56,17 +56,16 @@ def append_jsonl(path: str | Path, record: dict[str, Any]) -> Path:
     return p
 
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
-RUNS_DIR = Path(__file__).resolve().parent.parent / "runs"  # gitignored
+def default_output(name: str) -> Path:
+    """``./runs/benchmarks/<name>.jsonl``, relative to the current folder (never the source
+    tree; ``runs/`` is git-ignored)."""
+    return Path("runs") / "benchmarks" / f"{name}.jsonl"
 
 
 def add_output_args(ap: Any, name: str) -> None:
-    """``--record`` (append to the tracked ``benchmarks/results/<name>.jsonl``), ``--out PATH``
-    and ``--no-json``; by default results go to the untracked ``runs/<name>.jsonl``."""
-    ap.add_argument("--record", action="store_true",
-                    help=f"append the result to the tracked benchmarks/results/{name}.jsonl")
-    ap.add_argument("--out", default=None, help=f"JSON lines file to append to (default: runs/{name}.jsonl, "
-                                                f"which git ignores; with --record: benchmarks/results/{name}.jsonl)")
+    """``--out PATH`` (default :func:`default_output`) and ``--no-json``."""
+    ap.add_argument("--out", default=None,
+                    help=f"JSON lines file to append the result to (default: ./runs/benchmarks/{name}.jsonl)")
     ap.add_argument("--no-json", action="store_true", help="print only, write no JSON line")
 
 
@@ -74,9 +73,7 @@ def output_path(args: Any, name: str) -> Path | None:
     """Where :func:`add_output_args` options send the JSON line (None: nowhere)."""
     if args.no_json:
         return None
-    if args.out:
-        return Path(args.out)
-    return (RESULTS_DIR if args.record else RUNS_DIR) / f"{name}.jsonl"
+    return Path(args.out) if args.out else default_output(name)
 
 
 def write_record(args: Any, name: str, record: dict[str, Any]) -> Path | None:
@@ -88,13 +85,16 @@ def write_record(args: Any, name: str, record: dict[str, Any]) -> Path | None:
     return path
 
 
-def timed(fn, seconds: float) -> tuple[float, int, float]:
-    """Call ``fn`` (returns items done) repeatedly for about ``seconds``: (rate, items, elapsed)."""
+def timed(fn, seconds: float, clock=None) -> tuple[float, int, float]:
+    """Call ``fn`` (returns items done) repeatedly for about ``seconds`` of ``clock`` (default
+    ``time.perf_counter``, wall; ``time.process_time``: CPU seconds of this process, which
+    other jobs on a shared machine disturb less): (rate, items, elapsed)."""
     import time
 
-    items, t0 = 0, time.perf_counter()
+    clock = clock or time.perf_counter
+    items, t0 = 0, clock()
     while True:
         items += fn()
-        el = time.perf_counter() - t0
+        el = clock() - t0
         if el >= seconds:
             return items / el, items, el

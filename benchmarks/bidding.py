@@ -1,11 +1,11 @@
 """Bidding benchmark: label generation (labelled hands/s per core) and batched inference of
 the bidding network (hands/s on CPU, feature encoding included and excluded).
 
-    .venv/bin/python benchmarks/bidding.py [--deals 20] [--solver-deals 2] [--hands 200000] [--record]
+    .venv/bin/python benchmarks/bidding.py [--deals 20] [--solver-deals 2] [--hands 200000] [--out PATH]
 
 One process, one core for labelling (compile excluded: one deal is labelled first);
 inference with torch on ``--threads`` threads (default 1). Prints a table and appends
-one JSON line to ``runs/bidding.jsonl`` (``--record``: ``benchmarks/results/bidding.jsonl``).
+one JSON line to ``./runs/benchmarks/bidding.jsonl`` (or ``--out``).
 Target: inference >= 100,000 hands/s.
 """
 

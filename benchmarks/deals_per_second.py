@@ -1,9 +1,12 @@
 """Deals per second of skatsim's engine paths, with OpenSpiel's ``skat`` as the outside reference.
 
-    python benchmarks/deals_per_second.py [--seconds 3] [--seed 2024] [--out benchmarks/results/deals_per_second.jsonl]
+    python benchmarks/deals_per_second.py [--seconds 3] [--seed 2024] [--paths 2,4,5] [--out PATH]
 
 Paths, all measured in the same run, time-boxed, compile time excluded (every compiled
-path is called once before timing):
+path is called once before timing). The one-thread paths (1, 1b, 2, 4, 5) are timed in CPU
+seconds of this process (``time.process_time``; other jobs on a shared machine disturb
+them less than wall time), the multi-thread paths (3, 6) in wall seconds; paths 2-5 are
+the best of 5 time boxes (steady state):
 
 1. random full games through the Python state API (``SkatState`` driven by
    ``random.Random(seed).choice(state.legal_actions())``);
@@ -15,7 +18,8 @@ path is called once before timing):
    Also reported: ``simulate()`` end to end (DataFrame out), all cores.
 
 Prints one table and appends one JSON line (config, versions, CPU, threading layer,
-seed, figures, targets) to ``--out``. OpenSpiel's ``skat`` is a simplified game (no
+seed, load, figures, targets) to ``./runs/benchmarks/deals_per_second.jsonl`` relative to
+the current folder, or to ``--out``. OpenSpiel's ``skat`` is a simplified game (no
 numeric auction, no skat exchange choice), so its figures are a speed reference only.
 """
 
@@ -25,6 +29,7 @@ import argparse
 import os
 import random
 import sys
+import time
 from typing import Any, Callable
 
 import numba
@@ -48,11 +53,14 @@ TARGETS = {  # path -> (what, rule)
 }
 
 
-def best_of(fn: Callable[[], int], seconds: float, reps: int = 5) -> tuple[float, int, float]:
+CPU = time.process_time
+
+
+def best_of(fn: Callable[[], int], seconds: float, reps: int = 5, clock: Any = None) -> tuple[float, int, float]:
     """Rate of ``fn`` over a time box, taken as the best of ``reps`` sub-boxes (steady state)."""
     best = (0.0, 0, 0.0)
     for _ in range(reps):
-        r = timed(fn, seconds / reps)
+        r = timed(fn, seconds / reps, clock)
         if r[0] > best[0]:
             best = r
     return best
@@ -74,7 +82,7 @@ def path_python_state(seconds: float, seed: int) -> tuple[float, int, float]:
         return 1
 
     one()
-    return timed(one, seconds)
+    return timed(one, seconds, CPU)
 
 
 def path_openspiel_python(seconds: float, seed: int) -> tuple[float, int, float] | None:
@@ -93,7 +101,7 @@ def path_openspiel_python(seconds: float, seed: int) -> tuple[float, int, float]
         return 1
 
     one()
-    return timed(one, seconds)
+    return timed(one, seconds, CPU)
 
 
 def path_openspiel_cpp(seconds: float, seed: int) -> tuple[float, int, float] | None:
@@ -112,7 +120,7 @@ def path_openspiel_cpp(seconds: float, seed: int) -> tuple[float, int, float] | 
         return 200
 
     batch()
-    return timed(batch, seconds)
+    return best_of(batch, seconds, clock=CPU)
 
 
 def make_numba_games(n: int, seed: int, policy: str = "random") -> Callable[[], int]:
@@ -163,7 +171,7 @@ def path_simulate_frame(seconds: float, seed: int) -> tuple[float, int, float]:
     counter = [0]
 
     def one() -> int:
-        simulate(n, seed=seed, start=counter[0] * n)
+        simulate(n, seed=seed, start=counter[0] * n, progress=False)
         counter[0] += 1
         return n
 
@@ -215,7 +223,7 @@ def main(argv: list[str] | None = None) -> dict:
     record("1b_openspiel_python", "OpenSpiel skat driven from Python", lambda: path_openspiel_python(sec, seed))
     games = make_numba_games(args.chunk, seed) if want & {"2", "3"} else None
     numba.set_num_threads(1)
-    record("2_numba_1_thread", "random full games, numba, 1 thread", lambda: best_of(games, sec))
+    record("2_numba_1_thread", "random full games, numba, 1 thread, per CPU s", lambda: best_of(games, sec, clock=CPU))
     numba.set_num_threads(n_threads)
     if games is not None and "3" in want:
         games()  # wake the thread pool
@@ -224,10 +232,10 @@ def main(argv: list[str] | None = None) -> dict:
     mean_pts = None
     if "4" in want:
         roll, mean_pts = make_rollouts(args.rollouts, seed)
-        record("4_rollouts_1_thread", "random card-play rollouts (10 tricks, state machine), numba, 1 thread",
-               lambda: best_of(roll, sec), "rollouts/s")
+        record("4_rollouts_1_thread", "random card-play rollouts (10 tricks, state machine), 1 thread, per CPU s",
+               lambda: best_of(roll, sec, clock=CPU), "rollouts/s")
     numba.set_num_threads(n_threads)
-    record("5_openspiel_cpp", "OpenSpiel evaluate_bots, uniform random bots (C++ loop)",
+    record("5_openspiel_cpp", "OpenSpiel evaluate_bots, uniform random bots (C++ loop), per CPU s",
            lambda: path_openspiel_cpp(sec, seed))
     record("6_simulate_dataframe", f"skatsim.simulate() to a DataFrame, {n_threads} threads",
            lambda: path_simulate_frame(sec, seed))
@@ -273,6 +281,8 @@ def main(argv: list[str] | None = None) -> dict:
         "versions": versions(),
         "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
+        "loadavg_1_5_15_after": list(os.getloadavg()),
+        "clocks": {"1,1b,2,4,5": "process_time (CPU s)", "3,6": "perf_counter (wall s)"},
         "has_fast_pdep": bool(HAS_FAST_PDEP),
         "threading_layer": numba.threading_layer(),
         "figures": figures,

@@ -1,7 +1,7 @@
 """Open-hand solver benchmark: time and nodes per solve on a fixed, seeded set of deals.
 
     python benchmarks/solver.py [--deals 200] [--seed 2024] [--quick] [--worlds 32] [--node-limit N]
-                                [--pimc-only] [--record]
+                                [--pimc-only] [--out PATH]
 
 **Deals.** Deal ``i`` is ``skatsim.deal(derive_seed(seed, i))``. The declarer is always
 forehand (seat 0), playing hand (the skat stays as dealt and counts for him). The
@@ -36,8 +36,7 @@ Print the mean as well as the median: a few worlds with very close threshold sea
 dominate the mean time per decision.
 
 Prints one table and appends one JSON line (config, versions, CPU model, seed, figures)
-to ``runs/solver.jsonl`` (git-ignored); ``--record`` appends to the tracked
-``benchmarks/results/solver.jsonl`` instead.
+to ``./runs/benchmarks/solver.jsonl`` relative to the current folder (or ``--out``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Env steps per second of the vectorised environment, with RLCard and OpenSpiel as outside references.
 
-    python benchmarks/vec_env.py [--seconds 3] [--games 4096] [--reps 5] [--record]
+    python benchmarks/vec_env.py [--seconds 3] [--games 4096] [--reps 5] [--out PATH]
 
 Paths, all measured in the same run, compile time excluded (every path runs before it is
 timed), each the best of ``--reps`` time boxes (the machine may be shared: best-of keeps

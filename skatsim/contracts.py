@@ -33,7 +33,7 @@ __all__ = [
     "HAND", "SCHNEIDER_ANNOUNCED", "SCHWARZ_ANNOUNCED", "OUVERT", "BASE_VALUES",
     "BID_VALUES", "next_bid", "bid_index", "Contract", "DECLARATIONS", "N_DECLARATIONS",
     "normalise_flags", "null_value", "NULL_VALUES", "N_PICKUP_DECLARATIONS",
-    "PICKUP_DECL_BITS", "HAND_DECL_BITS", "DECL_MIN_VALUE", "DECLARABLE_BITS",
+    "PICKUP_DECL_BITS", "HAND_DECL_BITS", "DECL_MIN_VALUE", "DECLARABLE_BITS", "DECLARATION_INDEX",
 ]
 
 #: Most matadors of a suit game (the 4 jacks and 7 suit cards) and of a grand (the 4 jacks).
@@ -222,6 +222,13 @@ N_PICKUP_DECLARATIONS = sum(1 for c in DECLARATIONS if not c & HAND)
 DECLARATION_ARRAY = np.array(DECLARATIONS, dtype=np.int64)
 DECLARATION_ARRAY.setflags(write=False)
 assert all(not c & HAND for c in DECLARATIONS[:N_PICKUP_DECLARATIONS])
+
+#: ``DECLARATION_INDEX[code]``: the declaration action index ``i`` of contract ``code``
+#: (``DECLARATIONS[i] == code``), -1 for a code that is no declaration (``int64[96]``,
+#: read-only; the inverse of :data:`DECLARATION_ARRAY` for the kernels).
+DECLARATION_INDEX = np.full((NULL + 1) * 16, -1, dtype=np.int64)
+DECLARATION_INDEX[DECLARATION_ARRAY] = np.arange(len(DECLARATIONS))
+DECLARATION_INDEX.setflags(write=False)
 assert N_DECLARATIONS <= 32  # the kernels keep the declaration set in one 32-bit word
 
 #: Bit ``i`` set for declaration ``DECLARATIONS[i]`` playable after a pickup (``int``, 0x7F).

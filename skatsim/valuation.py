@@ -16,7 +16,7 @@ neural bidder's simulation bidding, and the bidding labels.
   its base value (ISkO §11);
 - :func:`expected_sf`: the expected Seeger-Fabian score of declaring a game won with
   chance ``p`` (the formula bidders use), with an optional relative cost of the
-  defenders' points in duplicate play.
+  defenders' points in duplicate play; :func:`expected_sf_at_bid` charges it at a bid.
 
 All functions are compiled (``@njit``) and callable from kernels and from Python.
 
@@ -37,7 +37,7 @@ from .rules import NULL
 
 __all__ = ["HAND", "SCHNEIDER_ANNOUNCED", "SCHWARZ_ANNOUNCED", "OUVERT", "BASE_VALUES", "NULL_VALUES",
            "base_value", "null_value", "multiplier", "game_value", "charged_value", "expected_sf",
-           "expected_sf_array", "game_value_array", "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4"]
+           "expected_sf_at_bid", "expected_sf_array", "game_value_array", "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4"]
 
 #: Announcement flags of a contract (bits of ``flags``).
 HAND, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, OUVERT = 1, 2, 4, 8
@@ -135,6 +135,17 @@ def expected_sf(p: float, value: int, charged: int, loss_penalty: float = 0.0) -
 
 
 @njit(cache=True)
+def expected_sf_at_bid(p: float, value: int, game: int, flags: int, bid: int, loss_penalty: float = 0.0) -> float:
+    """:func:`expected_sf` of contract ``(game, flags)`` worth ``value`` declared at ``bid``
+    (charged by :func:`charged_value`: an overbid is lost for sure).
+
+    >>> float(expected_sf_at_bid(1.0, 18, 0, 0, 20))   # diamonds worth 18 at 20: charged 27, lost
+    -104.0
+    """
+    return expected_sf(p, value, charged_value(game, flags, value, bid), loss_penalty)
+
+
+@njit(cache=True)
 def game_value_array(game: int, flags: int, matadors, schneider, schwarz) -> np.ndarray:
     """:func:`game_value` per entry of arrays of matadors and reached levels (one world or
     hand each)."""
@@ -152,5 +163,5 @@ def expected_sf_array(p, value, game: int, flags: int, bid: int, loss_penalty: f
     n = p.shape[0]
     out = np.empty(n, dtype=np.float64)
     for i in range(n):
-        out[i] = expected_sf(p[i], value[i], charged_value(game, flags, value[i], bid), loss_penalty)
+        out[i] = expected_sf_at_bid(p[i], value[i], game, flags, bid, loss_penalty)
     return out

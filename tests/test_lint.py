@@ -1,7 +1,7 @@
 """The linter and the type checker run inside the test command, so CI enforces them.
 
 ``ruff check`` (rules E, F, W at 120 columns, configured in pyproject.toml) covers the whole
-checkout; ``mypy`` checks the core package ``skatsim``, whose public API is typed.
+checkout; ``mypy`` checks the three packages (``skatsim``, ``agents``, ``skatsim_app``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def test_ruff_finds_nothing() -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_the_core_type_checks() -> None:
+def test_the_packages_type_check() -> None:
     pytest.importorskip("mypy", reason="mypy is in the dev extra: pip install -e '.[dev]'")
-    r = _run("mypy", "skatsim")
+    r = _run("mypy", "skatsim", "agents", "skatsim_app")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -68,6 +69,15 @@ def test_parameters_are_data_and_change_play() -> None:
     assert (low["deal_seed"] == full["deal_seed"]).all()
     changed = (low.attrs["actions"] != full.attrs["actions"]).any(axis=1)
     assert changed.sum() > 100 and changed[full["bid"].to_numpy() > 18].all()  # every deal bid above 18 changed
+
+
+def test_max_bid_inf_is_no_cap() -> None:
+    """``max_bid=inf`` (accepted by ``RuleBasedAgent``) plays like the default cap 264, the
+    top bid: the kernel caps it, not the callers (it used to pass every hand)."""
+    inf = simulate(1000, policy=("rule_based", {"max_bid": math.inf}), seed=4, workers=1, record_actions=True)
+    top = simulate(1000, policy="rule_based", seed=4, workers=1, record_actions=True)
+    np.testing.assert_array_equal(inf.attrs["actions"], top.attrs["actions"])
+    assert (inf["bid"] > 18).sum() > 50
 
 
 def test_policy_spec_errors_are_clear() -> None:

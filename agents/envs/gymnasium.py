@@ -137,6 +137,7 @@ class SkatGymEnv(gym.Env):
             p = int(env.to_move[0])
             if p == self.seat:
                 return 0.0
+            assert g is not None  # a game is open between reset and its end
             g.flush(env, 0)
             agent = g.agent(p, env, 0)
             phase = K.PHASE_NAMES[int(env.state[0, K.F_PHASE])]

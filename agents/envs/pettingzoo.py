@@ -41,7 +41,7 @@ __all__ = ["SkatAECEnv", "env"]
 class SkatAECEnv(AECEnv):
     """Skat for three learning agents (PettingZoo AEC API); see the module docstring."""
 
-    metadata = {"name": "skat_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "skat_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
 
     def __init__(self, rules: SkatRules = ISKO, reward: str = "sf", render_mode: str | None = None) -> None:
         super().__init__()
@@ -79,7 +79,7 @@ class SkatAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self.agent_selection = AGENT_NAMES[int(self._env.to_move[0])]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["play_chunk", "iter_chunks", "default_chunk_size", "BACKENDS", "games_frame", "sort_games"]
 
 
-def _boards_of(cfg: TournamentConfig, start: int, stop: int) -> list[tuple[int, int, tuple[Any, Any, Any]]]:
+def _boards_of(cfg: TournamentConfig, start: int, stop: int) -> list[tuple[int, int, tuple[Any, ...]]]:
     """The games of boards ``start ... stop - 1``: every arrangement of each deal."""
     return [(derive_seed(cfg.seed, i), i, tuple(cfg.agents[k] for k in arr))
             for i in range(start, stop) for arr in cfg.arrangements]
@@ -41,7 +41,7 @@ def games_frame(rows: list[dict[str, Any]] | "pd.DataFrame") -> "pd.DataFrame":
     from skatsim.simulate import RESULT_DTYPE  # the batch engine's column types: one schema
 
     df["deal_id"] = df["deal_id"].astype(np.int64)
-    for c in RESULT_DTYPE.names:
+    for c in RESULT_DTYPE.names or ():
         df[c] = df[c].astype(RESULT_DTYPE[c])
     for c in ("arrangement", "agent_0", "agent_1", "agent_2", "auction", "error", "traceback"):
         df[c] = df[c].astype(object)
@@ -120,4 +120,4 @@ def iter_chunks(cfg: TournamentConfig, *, workers: int = 1, chunk_size: int | No
 def _max_threads() -> int:
     import numba
 
-    return int(numba.config.NUMBA_NUM_THREADS)
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]

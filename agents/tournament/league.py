@@ -252,7 +252,7 @@ def run_league(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, 
     configuration is refused). The other arguments are those of :func:`run_tournament`."""
     from skatsim.runs import read_manifest, write_manifest
 
-    specs = [as_spec(a) for a in agents]
+    specs: list[Any] = [as_spec(a) for a in agents]
     if len(specs) < 3:
         raise ValueError(f"a league needs 3 or more agents (for 2, run a tournament), got {len(specs)}")
     labels = _labels(specs)

@@ -19,8 +19,11 @@ Design (details in each helper's docstring):
   trumps, seat), turned into a winning chance by a logistic
   ``p = 1 / (1 + exp(-(S + gain - T) / scale))``; null hands by the number of cards that
   break the "safe suit" rule (the i-th lowest card of a suit at most at null rank 2i).
-- **Expected outcome** (:func:`expected_score`): ``p (V + 50) - (1 - p)(2 V + 50)``
-  in Seeger-Fabian points, with the overbid charge when ``V`` is below the bid.
+- **Expected outcome**: :func:`skatsim.valuation.expected_sf_at_bid` of the contract's
+  :func:`skatsim.valuation.game_value` (``p (V + 50) - (1 - p)(2 V + 50)`` in
+  Seeger-Fabian points, with the overbid charge when ``V`` is below the bid); game values,
+  null values and declaration indices all come from :mod:`skatsim.valuation` and
+  :mod:`skatsim.contracts`.
 - **Bidding** (:func:`bid_limit`, :func:`bid_decision`): the highest game value ``V`` of
   any contract (suit / grand / null, pickup or hand) whose chance is at least
   ``bid_threshold``; bid the next ladder value while it is within the limit, hold
@@ -64,13 +67,16 @@ import numpy as np
 from numba import njit
 
 from ..actions import BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, RE
-from ..bits import lsb, msb, popcount
+from ..bits import branchless, lsb, msb, popcount
 from ..cards import ACES, ALL_CARDS, CARD_POINTS, CARD_POINTS_ARRAY, JACKS, SUIT_MASKS, TENS, card_points
+from ..contracts import BID_VALUES, DECLARATION_INDEX
 from ..rules import FOLLOW, GRAND, NULL, RAMSCH, STRENGTH, TRUMP_MASKS
+from ..valuation import OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, expected_sf_at_bid, game_value, null_value
+from ..valuation import HAND as HAND_GAME
 from . import game as G
 
 __all__ = ["PARAM_NAMES", "DEFAULT_PARAMS", "PARAM_DOCS", "rule_based_policy", "bid_limit",
-           "suit_strength", "grand_strength", "null_bad", "game_chance", "expected_score",
+           "suit_strength", "grand_strength", "null_bad", "game_chance", "greedy_discard",
            "bid_decision", "skat_decision", "discard_decision", "declare_decision",
            "kontra_decision", "card_decision", "params_array"]
 
@@ -137,7 +143,8 @@ _STR = STRENGTH
 _FOL = FOLLOW
 _TRUMP = _ro(np.array(TRUMP_MASKS, dtype=np.int64))
 _SUITM = _ro(np.array(SUIT_MASKS, dtype=np.int64))
-_BASE = _ro(np.array((9, 10, 11, 12, 24, 23, 0), dtype=np.int64))
+_MIN_BID, _TOP_BID, _N_BIDS = BID_VALUES[0], BID_VALUES[-1], len(BID_VALUES)
+_DECL = DECLARATION_INDEX
 
 
 def _build_card_tables():
@@ -396,15 +403,11 @@ def game_chance(h, g, seat, params, extra, pickup):
     return _logistic((s + extra - params[P_T]) / params[P_SCALE])
 
 
-@njit(cache=True, _nrt=False)
-def expected_score(p, value, bid, base):
-    """Seeger-Fabian expectation of declaring a game of ``value`` won with chance ``p``:
-    ``p (V + 50) - (1 - p)(2 V + 50)``; an overbid (``value < bid``) is lost for sure and
-    charged ``base * ceil(bid / base)``."""
-    if value < bid:
-        charged = base * ((bid + base - 1) // base)
-        return -2.0 * charged - 50.0
-    return p * (value + 50.0) - (1.0 - p) * (2.0 * value + 50.0)
+@njit(cache=True, inline='always')
+def _ev(p, game, flags, matadors, bid):
+    """Expected Seeger-Fabian score of declaring ``(game, flags)`` with ``matadors`` at
+    ``bid``, won with chance ``p`` (:mod:`skatsim.valuation`: value and overbid charge)."""
+    return expected_sf_at_bid(p, game_value(game, flags, matadors), game, flags, bid)
 
 
 @njit(cache=True, inline='always')
@@ -431,39 +434,34 @@ def bid_limit(h, seat, params):
 
     Every contract is considered: the four suits and grand after a pickup (chance with
     ``pickup_gain``) and as hand games (one more multiplier, chance >= ``hand_min_p``),
-    null (23), null hand (35), null ouvert (46) and null ouvert hand (59); the value uses
-    the matadors of the ten cards. The limit is the highest value with chance >=
-    ``bid_threshold``, capped at ``max_bid``. 0 means pass.
+    null, null hand, null ouvert and null ouvert hand; the value uses the matadors of the
+    ten cards. The limit is the highest value with chance >= ``bid_threshold``, capped at
+    ``max_bid`` (``inf``: no cap). 0 means pass.
     """
     thr = params[P_THR]
     hthr = max(thr, params[P_HANDP])
     nohand = params[P_NOHAND] != 0.0
+    nogrand = params[P_NOGRAND] != 0.0
     st = _strengths(h, seat, params)
     best = 0
-    for g in range(5):
+    for g in range(5):  # without jumps: the chance tests depend on random cards
         x = st[g] - params[P_T]
         okp = _logistic((x + params[P_GAIN]) / params[P_PSCALE]) >= thr
-        okh = not nohand and _logistic(x / params[P_SCALE]) >= hthr
-        if not (okp or okh) or (g == GRAND and params[P_NOGRAND] != 0.0):
-            continue
-        m = _mat(h, g)
-        if okh:
-            best = max(best, _BASE[g] * (m + 2))
-        else:
-            best = max(best, _BASE[g] * (m + 1))
+        okh = (_logistic(x / params[P_SCALE]) >= hthr) & (not nohand)
+        v = game_value(g, branchless(okh, HAND_GAME, 0), _mat(h, g))
+        best = max(best, branchless((okp | okh) & (not (g == GRAND and nogrand)), v, 0))
     if params[P_NONULL] == 0.0:
         bad = null_bad(h)
         if _null_pick_chance(bad, False, params) >= thr:
-            best = max(best, 23)
+            best = max(best, null_value(0))
         if _null_pick_chance(bad, True, params) >= thr:
-            best = max(best, 46)
+            best = max(best, null_value(OUVERT))
         if not nohand:
             if _null_chance(bad, True, False, params) >= hthr:
-                best = max(best, 35)
+                best = max(best, null_value(HAND_GAME))
             if _null_chance(bad, True, True, params) >= hthr:
-                best = max(best, 59)
-    cap = int(params[P_MAXBID])
-    return min(best, cap)
+                best = max(best, null_value(HAND_GAME | OUVERT))
+    return min(best, int(min(params[P_MAXBID], _TOP_BID)))
 
 
 # ----------------------------------------------------------------------------- small helpers
@@ -897,13 +895,18 @@ def card_decision(view, me, params):
 def bid_decision(view, me, params):
     """Bid the next ladder value while it is within :func:`bid_limit`, hold while the named
     bid is within it (the responder), forehand alone plays at 18 when it can; else pass."""
-    limit = bid_limit(view[G.F_HAND0 + me], me, params)
+    return _bid_from_limit(view, me, bid_limit(view[G.F_HAND0 + me], me, params))
+
+
+@njit(cache=True, inline='always')
+def _bid_from_limit(view, me, limit):
+    """:func:`bid_decision` given the seat's :func:`bid_limit` (reads public fields only)."""
     if view[G.F_BID_STAGE] == 2:
-        return BID_BASE if limit >= 18 else PASS
+        return BID_BASE if limit >= _MIN_BID else PASS
     if me == view[G.F_RESPONDER]:
         return HOLD if view[G.F_BID] <= limit else PASS
     j = view[G.F_BID_IDX] + 1
-    if j < 63 and G.BID_ARRAY[j] <= limit:
+    if j < _N_BIDS and G.BID_ARRAY[j] <= limit:
         return BID_BASE + j
     return PASS
 
@@ -924,9 +927,7 @@ def _best_plain(h, seat, params, bid, hand, matcards):
         if g == GRAND and params[P_NOGRAND] != 0.0:
             continue
         p = _logistic((st[g] + off - params[P_T]) / sc)
-        m = _mat(matcards, g)
-        v = _BASE[g] * (m + 1 + hand)
-        ev = expected_score(p, v, bid, _BASE[g])
+        ev = _ev(p, g, HAND_GAME if hand else 0, _mat(matcards, g), bid)
         if ev > best_ev:
             best_ev = ev
             best_g = g
@@ -947,11 +948,11 @@ def skat_decision(view, me, params):
     if params[P_NONULL] == 0.0:
         bad = null_bad(h)
         p_np = _null_pick_chance(bad, False, params)
-        if bid <= 23:
-            ev_pick = max(ev_pick, expected_score(p_np, 23, bid, 23))
+        if bid <= null_value(0):
+            ev_pick = max(ev_pick, _ev(p_np, NULL, 0, 0, bid))
         p_nh = _null_chance(bad, True, False, params)
-        if bid <= 35 and p_nh >= params[P_HANDP]:
-            ev = expected_score(p_nh, 35, bid, 35)
+        if bid <= null_value(HAND_GAME) and p_nh >= params[P_HANDP]:
+            ev = _ev(p_nh, NULL, HAND_GAME, 0, bid)
             if ev > ev_hand:
                 ev_hand = ev
                 p_hand = p_nh
@@ -961,7 +962,7 @@ def skat_decision(view, me, params):
 
 
 @njit(cache=True, _nrt=False)
-def _greedy_discard(h, g, params):
+def greedy_discard(h, g, params):
     """The card a declarer planning game ``g`` discards next from ``h``.
 
     Suit / grand: never a trump (unless only trumps are left): the side card whose removal
@@ -1012,7 +1013,7 @@ def _greedy_discard(h, g, params):
 @njit(cache=True, _nrt=False)
 def _plan_after_pickup(view, me, params, k):
     """For each game: discard ``k`` cards greedily, then score the ten cards. Returns
-    ``(game, first discard, expected score)`` of the best plan; null counts as 23 or 46."""
+    ``(game, first discard, expected score)`` of the best plan; null as null or null ouvert."""
     h = view[G.F_HAND0 + me]
     bid = view[G.F_BID]
     all12 = h | view[G.F_SKAT]
@@ -1037,12 +1038,12 @@ def _plan_after_pickup(view, me, params, k):
     for g in range(6):
         if g < NULL and g != g1 and g != g2:
             continue
-        if g == NULL and (params[P_NONULL] != 0.0 or bid > 46 or null_bad(h) > k + 2):
+        if g == NULL and (params[P_NONULL] != 0.0 or bid > null_value(OUVERT) or null_bad(h) > k + 2):
             continue
         hh = h
         first = -1
         for _ in range(k):
-            c = _greedy_discard(hh, g, params)
+            c = greedy_discard(hh, g, params)
             if first < 0:
                 first = c
             hh &= ~(1 << c)
@@ -1050,14 +1051,13 @@ def _plan_after_pickup(view, me, params, k):
         if g == NULL:
             bad = null_bad(hh)
             ev = -1e18
-            if bid <= 23:
-                ev = expected_score(_null_chance(bad, False, False, params), 23, bid, 23)
-            ev = max(ev, expected_score(_null_chance(bad, False, True, params), 46, bid, 46))
+            if bid <= null_value(0):
+                ev = _ev(_null_chance(bad, False, False, params), NULL, 0, 0, bid)
+            ev = max(ev, _ev(_null_chance(bad, False, True, params), NULL, OUVERT, 0, bid))
         else:
             p = game_chance(hh, g, me, params, params[P_SKATPTS] * (
                 card_points(skat & ~_JACKS)), False)
-            m = _mat(all12, g)
-            ev = expected_score(p, _BASE[g] * (m + 1), bid, _BASE[g])
+            ev = _ev(p, g, 0, _mat(all12, g), bid)
         if ev > best_ev:
             best_ev = ev
             best_g = g
@@ -1108,41 +1108,21 @@ def _sure_all(h, g, seat):
 @njit(cache=True, _nrt=False)
 def declare_decision(view, me, params):
     """The declaration of highest expected score among the legal ones (bits of
-    :func:`skatsim.kernels.game.declaration_bits`)."""
+    :func:`skatsim.kernels.game.declaration_bits`), after a pickup and in a hand game
+    alike: per suit game and grand the plain game (after a pickup with the pushed skat
+    points), in a hand game also schneider announced (chance above one half with
+    ``schneider_margin`` more strength) and ouvert (every trick sure); then null and null
+    ouvert when the bid allows them. Ties keep the lower declaration index."""
     h = view[G.F_HAND0 + me]
     bid = view[G.F_BID]
-    base, lo, _ = G.legal_set(view)
-    picked = view[G.F_PICKED] != 0
+    _, lo, _ = G.legal_set(view)
+    hand = view[G.F_PICKED] == 0
+    hf = HAND_GAME if hand else 0
+    skat = 0 if hand else view[G.F_SKAT]
+    extra = 0.0 if hand else params[P_SKATPTS] * card_points(skat & ~_JACKS)
+    all12 = h | skat
     best_a = -1
     best_ev = -1e18
-    if picked:
-        skat = view[G.F_SKAT]
-        spts = card_points(skat & ~_JACKS)
-        all12 = h | skat
-        for g in range(5):
-            if g == GRAND and params[P_NOGRAND] != 0.0:
-                continue
-            p = game_chance(h, g, me, params, params[P_SKATPTS] * spts, False)
-            m = _mat(all12, g)
-            ev = expected_score(p, _BASE[g] * (m + 1), bid, _BASE[g])
-            if ev > best_ev:
-                best_ev = ev
-                best_a = g
-        if params[P_NONULL] == 0.0:
-            bad = null_bad(h)
-            if (lo >> 5) & 1:
-                ev = expected_score(_null_chance(bad, False, False, params), 23, bid, 23)
-                if ev > best_ev:
-                    best_ev = ev
-                    best_a = 5
-            if (lo >> 6) & 1:
-                ev = expected_score(_null_chance(bad, False, True, params), 46, bid, 46)
-                if ev > best_ev:
-                    best_ev = ev
-                    best_a = 6
-        if best_a < 0:
-            best_a = 0
-        return DECLARE_BASE + best_a
     for g in range(5):
         if g == GRAND and params[P_NOGRAND] != 0.0:
             continue
@@ -1150,39 +1130,39 @@ def declare_decision(view, me, params):
             s = grand_strength(h, me, params)
         else:
             s = suit_strength(h, g, me, params)
-        x = (s - params[P_T]) / params[P_SCALE]
-        p = _logistic(x)
-        m = _mat(h, g)
-        a0 = 7 + 4 * g
-        ev = expected_score(p, _BASE[g] * (m + 2), bid, _BASE[g])
+        x = (s + extra - params[P_T]) / params[P_SCALE]
+        m = _mat(all12, g)
+        ev = _ev(_logistic(x), g, hf, m, bid)
         if ev > best_ev:
             best_ev = ev
-            best_a = a0
+            best_a = _DECL[g * 16 + hf]
+        if not hand:
+            continue
         ps = _logistic(x - params[P_SCHN] / params[P_SCALE])
         if ps > 0.5:
-            ev = expected_score(ps, _BASE[g] * (m + 4), bid, _BASE[g])
+            f = HAND_GAME | SCHNEIDER_ANNOUNCED
+            ev = _ev(ps, g, f, m, bid)
             if ev > best_ev:
                 best_ev = ev
-                best_a = a0 + 1
+                best_a = _DECL[g * 16 + f]
         if params[P_OUVERT] != 0.0 and _sure_all(h, g, me):
-            ev = expected_score(0.97, _BASE[g] * (m + 8), bid, _BASE[g])
+            f = HAND_GAME | SCHNEIDER_ANNOUNCED | SCHWARZ_ANNOUNCED | OUVERT
+            ev = _ev(0.97, g, f, m, bid)
             if ev > best_ev:
                 best_ev = ev
-                best_a = a0 + 3
+                best_a = _DECL[g * 16 + f]
     if params[P_NONULL] == 0.0:
         bad = null_bad(h)
-        if (lo >> 27) & 1:
-            ev = expected_score(_null_chance(bad, True, False, params), 35, bid, 35)
-            if ev > best_ev:
-                best_ev = ev
-                best_a = 27
-        if (lo >> 28) & 1:
-            ev = expected_score(_null_chance(bad, True, True, params), 59, bid, 59)
-            if ev > best_ev:
-                best_ev = ev
-                best_a = 28
+        for ouvert in (False, True):
+            f = hf | (OUVERT if ouvert else 0)
+            i = _DECL[NULL * 16 + f]
+            if (lo >> i) & 1:
+                ev = _ev(_null_chance(bad, hand, ouvert, params), NULL, f, 0, bid)
+                if ev > best_ev:
+                    best_ev = ev
+                    best_a = i
     if best_a < 0:
-        best_a = 7
+        best_a = lsb(lo)
     return DECLARE_BASE + best_a
 
 
@@ -1214,6 +1194,50 @@ def kontra_decision(view, me, params):
 
 # ----------------------------------------------------------------------------- entry point
 @njit(cache=True, inline='always')
+def without_view(st, seat, params, limits):
+    """The rule-based action for ``seat`` where it needs no view, read from the true state
+    ``st``, else -1 (then call :func:`rule_based_policy` on the view). The same action as
+    the policy's, and its ``rng`` is untouched. For the batch engine:
+
+    - card play (not ``random_cards``): the mover's only legal card;
+    - bidding (not ``random_bidding``): :func:`bid_decision` with the seat's
+      :func:`bid_limit` kept in ``limits[seat]`` (int64 scratch, -1 at the start of a deal:
+      the limit depends only on the seat's ten cards and ``params``).
+
+    Reads only the mover's hand and public fields, which its view shows too.
+    """
+    ph = st[G.F_PHASE]
+    if ph == G.PH_PLAY:
+        if params[P_RANDOM] != 0.0:
+            return -1
+        _, legal, _ = G.legal_set(st)
+        return lsb(legal) if legal & (legal - 1) == 0 else -1
+    if ph == G.PH_BID and params[P_RANDBID] == 0.0:
+        if limits[seat] < 0:
+            limits[seat] = bid_limit(st[G.F_HAND0 + seat], seat, params)
+        return _legal_or_lowest(st, _bid_from_limit(st, seat, limits[seat]))
+    return -1
+
+
+@njit(cache=True, inline='always')
+def _legal_or_lowest(view, a):
+    """``a`` if it is in ``legal_set(view)``, else the lowest legal action."""
+    base, lo, hi = G.legal_set(view)
+    i = a - base
+    ok = False
+    if 0 <= i < 32:
+        ok = ((lo >> i) & 1) == 1
+    elif 32 <= i < 64:
+        ok = ((hi >> (i - 32)) & 1) == 1
+    if not ok:
+        if lo != 0:
+            a = base + lsb(lo)
+        else:
+            a = base + 32 + lsb(hi)
+    return a
+
+
+@njit(cache=True, inline='always')
 def rule_based_policy(view, seat, params, rng):
     """The rule-based player's action for ``seat`` on its masked ``view``: ``(action, rng)``.
 
@@ -1238,16 +1262,4 @@ def rule_based_policy(view, seat, params, rng):
         a = declare_decision(view, seat, params)
     else:
         a = kontra_decision(view, seat, params)
-    base, lo, hi = G.legal_set(view)
-    i = a - base
-    ok = False
-    if 0 <= i < 32:
-        ok = ((lo >> i) & 1) == 1
-    elif 32 <= i < 64:
-        ok = ((hi >> (i - 32)) & 1) == 1
-    if not ok:
-        if lo != 0:
-            a = base + lsb(lo)
-        else:
-            a = base + 32 + lsb(hi)
-    return a, rng
+    return _legal_or_lowest(view, a), rng

@@ -43,7 +43,8 @@ from ..bits import _GOLDEN, assume_below, mix64, seat_stream
 from ..bits import M64 as _M64
 from ..deal import deal_masks
 from . import game as G
-from .policies import POLICY_CUSTOM, POLICY_RANDOM, act
+from .heuristic import without_view
+from .policies import POLICY_CUSTOM, POLICY_RANDOM, POLICY_RULE_BASED, act
 
 __all__ = ["RESULT_DTYPE", "MAX_ACTIONS", "BLOCK", "random_policy", "play_deal", "play_block",
            "run_chunk", "run_chunk_generic", "run_chunk_generic_serial", "seed_mul"]
@@ -99,22 +100,32 @@ def random_policy(view, seat, params, rng):
 
 
 @njit(cache=True, _nrt=False)
-def _builtin_act(st, p, view, pid, params, rng):
+def _builtin_act(st, p, view, pid, params, rng, limits):
     """Seat ``p``'s masked view and built-in policy ``pid``'s action on it: ``(action, rng)``.
 
     A called function, not inlined, compiled without reference counting (``_nrt=False``;
     it allocates nothing): inlined into the deal loop, the view copy and the policy's array
     arguments cost several atomic reference-count updates per decision.
+
+    The rule-based player skips the view where it needs none (a forced card; a bid from its
+    limit, computed once per deal and seat into the scratch ``limits``):
+    :func:`skatsim.kernels.heuristic.without_view`, the same action.
     """
+    if pid == POLICY_RULE_BASED:
+        a = without_view(st, p, params[p], limits)
+        if a >= 0:
+            return a, rng
     G.mask_view(st, p, view)
     return act(pid, view, p, params[p], rng)
 
 
 @njit(inline='always')
-def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions, i, record, check, all_random):
+def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions, i, record, check, all_random,
+              limits):
     """Deal from ``deal_seed`` and play to the end; seat ``s`` is played by policy
     ``pids[s]`` with parameters ``params[s]`` (``POLICY_CUSTOM``: the jitted ``custom``)
-    and draws from its stream ``rngs[s]`` (``seat_stream(deal_seed, s)``; scratch int64[3]).
+    and draws from its stream ``rngs[s]`` (``seat_stream(deal_seed, s)``; scratch int64[3]);
+    ``limits`` (scratch int64[3]) keeps the rule-based seats' bid limits within the deal.
 
     Returns the number of actions; with ``record`` they are written to ``actions[i]``.
     With ``check`` every action is tested first: an illegal one stops the deal and
@@ -126,6 +137,7 @@ def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions,
     G.init_state(st, h0, h1, h2, sk, options)
     for s in range(3):
         rngs[s] = seat_stream(deal_seed, s)
+        limits[s] = -1
     n = 0
     while st[G.F_PHASE] != G.PH_DONE:
         p = assume_below(st[G.F_PLAYER], 3)
@@ -136,7 +148,7 @@ def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions,
             G.mask_view(st, p, view)
             a, rngs[p] = custom(view, p, params[p], rngs[p])
         else:
-            a, rngs[p] = _builtin_act(st, p, view, pid, params, rngs[p])
+            a, rngs[p] = _builtin_act(st, p, view, pid, params, rngs[p], limits)
         if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
             return -(n + 1)
         G.apply_action(st, a)
@@ -182,11 +194,12 @@ def _store(out, i, index, deal_seed, r, n):
 
 @njit(inline='always')
 def _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, all_random,
-                st, view, rngs, r):
+                st, view, rngs, r, limits):
     for i in range(lo, hi):
         index = start + i
         ds = deal_seed_of(smul, index)
-        n = play_deal(custom, st, view, rngs, pids, params, ds, options, actions, i, record, check, all_random)
+        n = play_deal(custom, st, view, rngs, pids, params, ds, options, actions, i, record, check, all_random,
+                      limits)
         G.result_fields(st, r)
         _store(out, i, index, ds, r, n)
 
@@ -197,16 +210,17 @@ def play_block(custom, b, smul, start, options, pids, params, out, actions, reco
     st = np.zeros(G.N_FIELDS, dtype=np.int64)
     view = np.zeros(G.N_FIELDS, dtype=np.int64)
     rngs = np.zeros(3, dtype=np.int64)
+    limits = np.zeros(3, dtype=np.int64)
     r = np.zeros(G.N_RESULT, dtype=np.int64)
     lo = b * BLOCK
     hi = min(lo + BLOCK, out.shape[0])
     if pids[0] == POLICY_RANDOM and pids[1] == POLICY_RANDOM and pids[2] == POLICY_RANDOM:
         # the same loop compiled without the policy dispatch (random self-play, rollouts)
         _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, True,
-                    st, view, rngs, r)
+                    st, view, rngs, r, limits)
     else:
         _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, False,
-                    st, view, rngs, r)
+                    st, view, rngs, r, limits)
 
 
 @njit(cache=True, inline='always')

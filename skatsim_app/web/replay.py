@@ -154,11 +154,13 @@ def position(g: GameMoves, step: int, view: str | int = "all") -> dict[str, Any]
             hands.append(_names(obs[view].ouvert_hand.mask, game))  # type: ignore[index]
         else:
             hands.append(len(_names(s.hand_mask(p), game)))
-    me = obs[view] if view != "all" else None  # type: ignore[index]
+    skat: list[str] | None
+    dealt_skat: list[str] | None
     if view == "all":
         skat = _names(s.skat_mask(), game)
         dealt_skat = _names(g.skat, None)
     else:
+        me = obs[int(view)]
         skat = _names(me.skat.mask, None) if me.skat is not None else None
         if me.discard is not None:
             skat = _names(me.discard.mask, game)
@@ -215,6 +217,7 @@ def card_values(g: GameMoves, step: int, solver: Any = None) -> dict[str, Any] |
         return None
     solver = solver or _solver()
     c = s.contract
+    assert c is not None  # verdicts are asked of declared games
     if c.is_null:
         sol = solver.solve(s, mode="threshold", threshold="null", move_values=True)
         kind = "null"
