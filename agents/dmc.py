@@ -155,7 +155,7 @@ def DMCNet(hidden: Sequence[int] = (512, 256, 256)) -> Any:
     torch = _torch()
     nn = torch.nn
 
-    class _Net(nn.Module):
+    class _Net(nn.Module):  # type: ignore[name-defined]  # torch is imported lazily
         def __init__(self) -> None:
             super().__init__()
             layers: list[Any] = []
