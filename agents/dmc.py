@@ -43,6 +43,8 @@ from skatsim.kernels import game as K
 from skatsim.kernels import policies as KP
 from skatsim.kernels.observe import OBS_LAYOUT, OBS_SIZE
 
+from .mlp_kernels import dense_row
+
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
@@ -227,22 +229,6 @@ def load_net(path: str | Path) -> tuple[Any, dict[str, Any]]:
     return net.eval(), meta
 
 
-@njit(cache=True)
-def _dense_row(x, wt, b, relu, out) -> None:
-    """``out = x @ wt + b`` for one row, in a fixed order (zero inputs skipped)."""
-    for j in range(wt.shape[1]):
-        out[j] = b[j]
-    for k in range(wt.shape[0]):
-        xk = x[k]
-        if xk != 0.0:
-            for j in range(wt.shape[1]):
-                out[j] += xk * wt[k, j]
-    if relu:
-        for j in range(wt.shape[1]):
-            if out[j] < 0.0:
-                out[j] = 0.0
-
-
 @njit(cache=True, parallel=True)
 def _q_rows(x, perm, seat, w0, b0, w1, b1, w2, b2, w3, b3, nl, out) -> None:
     """Q rows of a network of up to 3 hidden layers (``nl`` layers in all), each row by the
@@ -253,22 +239,22 @@ def _q_rows(x, perm, seat, w0, b0, w1, b1, w2, b2, w3, b3, nl, out) -> None:
         for j in range(x.shape[1]):
             h[j] = x[i, p[j]]
         a = np.empty(w0.shape[1], np.float32)
-        _dense_row(h, w0, b0, nl > 1, a)
+        dense_row(h, w0, b0, nl > 1, a)
         if nl == 1:
             out[i] = a
             continue
         c = np.empty(w1.shape[1], np.float32)
-        _dense_row(a, w1, b1, nl > 2, c)
+        dense_row(a, w1, b1, nl > 2, c)
         if nl == 2:
             out[i] = c
             continue
         d = np.empty(w2.shape[1], np.float32)
-        _dense_row(c, w2, b2, nl > 3, d)
+        dense_row(c, w2, b2, nl > 3, d)
         if nl == 3:
             out[i] = d
             continue
         e = np.empty(w3.shape[1], np.float32)
-        _dense_row(d, w3, b3, False, e)
+        dense_row(d, w3, b3, False, e)
         out[i] = e
 
 

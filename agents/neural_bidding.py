@@ -79,6 +79,7 @@ from skatsim.valuation import HAND as HAND_FLAG
 from skatsim.valuation import expected_sf_array, game_value, game_value_array
 
 from .base import DUPLICATE_LOSS_PENALTY
+from .mlp_kernels import dense_row
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
@@ -239,18 +240,7 @@ def _dense_rows(x, wt, b, relu, out):
     """``out = x @ wt + b`` (ReLU optionally), row by row in a fixed order: a row's result
     does not depend on the other rows (zero inputs are skipped, the same in every batch)."""
     for i in prange(x.shape[0]):
-        o = out[i]
-        for j in range(wt.shape[1]):
-            o[j] = b[j]
-        for k in range(wt.shape[0]):
-            xk = x[i, k]
-            if xk != 0.0:
-                for j in range(wt.shape[1]):
-                    o[j] += xk * wt[k, j]
-        if relu:
-            for j in range(wt.shape[1]):
-                if o[j] < 0.0:
-                    o[j] = 0.0
+        dense_row(x[i], wt, b, relu, out[i])
 
 
 @njit(cache=True, parallel=True)

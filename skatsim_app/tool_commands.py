@@ -124,18 +124,23 @@ def train_bidding_script(name: str = "train_bidding") -> Path:
     return script
 
 
-def run_train_bidding(argv: list[str]) -> int:
-    """``skatsim train-bidding ...``: the arguments (``--help`` included) belong to
-    ``experiments/train_bidding.py``, run in this process (Ctrl-C and errors behave like
-    every other command)."""
+def _run_script(name: str, argv: list[str]) -> int:
+    """Run ``experiments/<name>.py``'s ``main(argv)`` in this process as ``skatsim <name>``
+    (Ctrl-C and errors behave like every other command)."""
     import importlib.util
 
-    script = train_bidding_script()
-    spec = importlib.util.spec_from_file_location("skatsim_train_bidding", script)
-    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    script = train_bidding_script(name)
+    spec = importlib.util.spec_from_file_location(f"skatsim_{name}", script)
     assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return int(mod.main(argv, prog="skatsim train-bidding"))
+    return int(mod.main(argv, prog=f"skatsim {name.replace('_', '-')}"))
+
+
+def run_train_bidding(argv: list[str]) -> int:
+    """``skatsim train-bidding ...``: the arguments (``--help`` included) belong to
+    ``experiments/train_bidding.py``."""
+    return _run_script("train_bidding", argv)
 
 
 def add_train_bidding(sub: Any) -> None:
@@ -151,16 +156,8 @@ def add_train_bidding(sub: Any) -> None:
 
 def run_train_dmc(argv: list[str]) -> int:
     """``skatsim train-dmc ...``: the arguments (``--help`` included) belong to
-    ``experiments/train_dmc.py`` (Deep Monte-Carlo self-play training of the ``dmc`` player),
-    run in this process like ``train-bidding``."""
-    import importlib.util
-
-    script = train_bidding_script("train_dmc")
-    spec = importlib.util.spec_from_file_location("skatsim_train_dmc", script)
-    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    assert spec is not None and spec.loader is not None
-    spec.loader.exec_module(mod)
-    return int(mod.main(argv, prog="skatsim train-dmc"))
+    ``experiments/train_dmc.py`` (Deep Monte-Carlo self-play training of the ``dmc`` player)."""
+    return _run_script("train_dmc", argv)
 
 
 def add_train_dmc(sub: Any) -> None:
