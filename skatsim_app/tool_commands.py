@@ -116,7 +116,8 @@ def add_bench(sub: Any) -> None:
 # ----------------------------------------------------------------------------- train-bidding
 
 
-def train_bidding_script(name: str = "train_bidding") -> Path:
+def experiment_script(name: str) -> Path:
+    """``experiments/<name>.py`` of the source tree (it is not in the wheel)."""
     script = source_tree() / "experiments" / f"{name}.py"
     if not script.is_file():
         raise UsageError(f"experiments/{name}.py not found (looked at {script}; it ships with the source "
@@ -129,7 +130,7 @@ def _run_script(name: str, argv: list[str]) -> int:
     (Ctrl-C and errors behave like every other command)."""
     import importlib.util
 
-    script = train_bidding_script(name)
+    script = experiment_script(name)
     spec = importlib.util.spec_from_file_location(f"skatsim_{name}", script)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
@@ -143,12 +144,18 @@ def run_train_bidding(argv: list[str]) -> int:
     return _run_script("train_bidding", argv)
 
 
+def _add_script_command(sub: Any, name: str, help: str, run: Any) -> None:
+    """``skatsim <name>``: every argument goes to ``experiments/<name>.py`` (``--help`` too)."""
+    cmd = name.replace("_", "-")
+    sp = sub.add_parser(cmd, help=help, add_help=False,
+                        description=f"experiments/{name}.py: skatsim {cmd} --help lists its options.")
+    sp.add_argument("rest", nargs=argparse.REMAINDER, help=f"arguments for experiments/{name}.py")
+    sp.set_defaults(func=lambda args: run(list(args.rest)), parser=sp)
+
+
 def add_train_bidding(sub: Any) -> None:
-    sp = sub.add_parser("train-bidding", help="label hands, train the bidding network, or run its tournament",
-                        description="experiments/train_bidding.py: skatsim train-bidding --help lists its options.",
-                        add_help=False)
-    sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for experiments/train_bidding.py")
-    sp.set_defaults(func=lambda args: run_train_bidding(list(args.rest)), parser=sp)
+    _add_script_command(sub, "train_bidding", "label hands, train the bidding network, or run its tournament",
+                        run_train_bidding)
 
 
 # ----------------------------------------------------------------------------- train-dmc
@@ -161,8 +168,4 @@ def run_train_dmc(argv: list[str]) -> int:
 
 
 def add_train_dmc(sub: Any) -> None:
-    sp = sub.add_parser("train-dmc", help="train the learned (Deep Monte-Carlo) player by self-play",
-                        description="experiments/train_dmc.py: skatsim train-dmc --help lists its options.",
-                        add_help=False)
-    sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for experiments/train_dmc.py")
-    sp.set_defaults(func=lambda args: run_train_dmc(list(args.rest)), parser=sp)
+    _add_script_command(sub, "train_dmc", "train the learned (Deep Monte-Carlo) player by self-play", run_train_dmc)
