@@ -90,12 +90,15 @@ def _fail(cmd: str, message: str) -> int:
     return 2
 
 
+#: Commands whose arguments all belong to an experiments/ script.
+_SCRIPT_COMMANDS = {"train-bidding": run_train_bidding, "train-dmc": run_train_dmc}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["train-bidding"]:  # every argument, --help included, belongs to the script
-        return _run("train-bidding", lambda: run_train_bidding(argv[1:]), None)
-    if argv[:1] == ["train-dmc"]:
-        return _run("train-dmc", lambda: run_train_dmc(argv[1:]), None)
+    script = _SCRIPT_COMMANDS.get(argv[0]) if argv else None
+    if script is not None:  # every argument, --help included, belongs to the script
+        return _run(argv[0], lambda: script(argv[1:]), None)
     p = build_parser()
     args = p.parse_args(argv)
     if args.cmd is None:
