@@ -53,10 +53,17 @@ from typing import Any, Sequence
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # numba's and torch's OpenMP pools share 2 cores
 
 import numpy as np
+from numba import njit
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from skatsim.layout import (F_BID, F_DEALT0, F_DEALT_SKAT, F_DECLARER, F_FLAGS, F_GAME, F_KONTRA,  # noqa: E402
+                            F_PHASE, F_PLAYER, PH_PLAY)
+from skatsim.rules import NULL  # noqa: E402
+from skatsim.scoring import matadors_of, settle_core, sf_points  # noqa: E402
+from skatsim.valuation import SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED  # noqa: E402
 
 MODELS = ROOT / "agents" / "models"
 KIND = "training:dmc"
@@ -65,6 +72,8 @@ DEFAULTS: dict[str, Any] = {
     "study": "train_dmc",
     "seed": 0,
     "learn": "play",
+    "targets": "returns",
+    "solver": {"node_limit": 300_000},
     "model": {"hidden": [512, 256, 256], "init": None},
     "actors": {"games": 1024, "epsilon": 0.05, "steps": 64, "mix": [0.5, 0.25, 0.25], "demo": 0.0, "threads": 1,
                "ray": {"count": 2}},
@@ -74,6 +83,7 @@ DEFAULTS: dict[str, Any] = {
     "out": {"runs_dir": "runs"},
 }
 LEARN = ("play", "all")
+TARGETS = ("returns", "solver")
 _RUN: dict[str, str] = {}
 
 
@@ -118,6 +128,12 @@ def check_config(cfg: dict[str, Any]) -> dict[str, Any]:
     _check_types(cfg, DEFAULTS)
     if cfg["learn"] not in LEARN:
         raise ConfigError(f"learn must be one of {LEARN}, got {cfg['learn']!r}")
+    if cfg["targets"] not in TARGETS:
+        raise ConfigError(f"targets must be one of {TARGETS}, got {cfg['targets']!r}")
+    if cfg["targets"] == "solver" and cfg["learn"] != "play":
+        raise ConfigError("targets='solver' labels the card play only: use learn='play'")
+    if cfg["solver"]["node_limit"] < 1:
+        raise ConfigError("solver.node_limit must be positive")
     h = cfg["model"]["hidden"]
     if not 1 <= len(h) <= 3 or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in h):
         raise ConfigError(f"model.hidden must be 1 to 3 positive ints, got {h!r}")
@@ -234,9 +250,16 @@ class Actor:
         self.steps = int(a["steps"])
         seed = derive_seed(int(cfg["seed"]), 1000 + index)
         n = int(a["games"])
-        rows, _ = _policy_rows(n, a["mix"], index)
+        rows, self.learner = _policy_rows(n, a["mix"], index)
         self.env = VecEnv(n, seed=seed, reward="sf", policies=rows, threads=int(a["threads"]))
-        self.buf = self.env.record(TrajectoryBuffer(self.steps + 200, n))
+        self.solver_targets = cfg["targets"] == "solver"
+        if self.solver_targets:
+            from skatsim.solver import Solver
+
+            self.solver = Solver()
+            self.node_limit = int(cfg["solver"]["node_limit"])
+        else:
+            self.buf = self.env.record(TrajectoryBuffer(self.steps + 200, n))
         self.env.reset()
         self.gen = np.random.default_rng(seed & 0x7FFF_FFFF_FFFF_FFFF)
         self.net = DMCNet(tuple(cfg["model"]["hidden"])).eval()
@@ -265,6 +288,8 @@ class Actor:
             self.set_weights(state)
         env, acts = self.env, self.acts
         games = 0
+        cap: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # solver targets: obs, mask, state
+        finished: list[np.ndarray] = []
         for _ in range(self.steps):
             if self.delegated:
                 rule_based_actions(env, self.delegated, out=acts)
@@ -285,8 +310,16 @@ class Actor:
                     a[ex] = sample_masks(np.ascontiguousarray(mask[ex]),
                                          self.gen.integers(1, 2**62, len(ex), dtype=np.int64))
                 acts[idx] = a
-            env.step(acts)
-            games += int(env.done.sum())
+                if self.solver_targets:
+                    sel = (env.state[idx, F_PHASE] == PH_PLAY) & (mask.sum(axis=1) > 1)
+                    if sel.any():
+                        cap.append((obs[sel], mask[sel], env.state[idx[sel]].copy()))
+            out = env.step(acts)
+            games += int(out.done.sum())
+            if self.solver_targets and out.done.any():
+                finished.append(out.rewards[out.done][self.learner[out.done]])
+        if self.solver_targets:
+            return self._solver_rows(cap, games, finished)
         tr = self.buf.take()
         ph = phase_of_rows(tr.obs)
         keep = np.ones(len(tr), np.bool_) if self.learn_all else ph == PHASES.index("play")
@@ -296,6 +329,64 @@ class Actor:
                 "role": role_of_rows(tr.obs[keep]).astype(np.int8), "phase": ph[keep].astype(np.int8),
                 "games": np.array([games]),
                 "mean_return": np.array([float(tr.reward_to_go[tr.last].mean()) if tr.last.any() else 0.0])}
+
+
+    def _solver_rows(self, cap: list[tuple[np.ndarray, np.ndarray, np.ndarray]], games: int,
+                     finished: list[np.ndarray]) -> dict[str, np.ndarray]:
+        """Card-play rows labelled by the open-hand solver on the true deal: ``target`` holds,
+        for every legal card, the mover's Seeger-Fabian score if everybody plays open-handed
+        from there (:func:`solver_labels`); ``ret`` is the best of them (the position's value)."""
+        from agents.dmc import canonical, role_of_rows
+
+        if cap:
+            obs = np.concatenate([c[0] for c in cap])
+            mask = np.concatenate([c[1] for c in cap])
+            st = np.concatenate([c[2] for c in cap])
+        else:
+            obs = np.zeros((0, self.env.obs.shape[1]), np.float32)
+            mask = np.zeros((0, self.env.legal_mask.shape[1]), np.bool_)
+            st = np.zeros((0, self.env.state.shape[1]), np.int64)
+        vals = self.solver.state_values(st, node_limit=self.node_limit)
+        ok = ~(vals == -2).any(axis=1)  # positions over the node budget are dropped
+        obs, mask, st, vals = obs[ok], mask[ok], st[ok], vals[ok]
+        target = np.zeros(mask.shape, np.float32)
+        solver_labels(st, vals, target)
+        best = np.where(mask, target, -np.inf).max(axis=1) if len(target) else np.zeros(0, np.float32)
+        fin = np.concatenate(finished) if finished else np.zeros(0)
+        return {"obs": canonical(obs), "action": np.zeros(len(obs), np.int64), "mask": mask,
+                "target": target, "ret": best.astype(np.float32), "role": role_of_rows(obs).astype(np.int8),
+                "phase": np.full(len(obs), 5, np.int8), "games": np.array([games]),
+                "dropped": np.array([int((~ok).sum())]),
+                "mean_return": np.array([float(fin.mean()) if len(fin) else 0.0])}
+
+
+@njit(cache=True)
+def solver_labels(st: np.ndarray, vals: np.ndarray, out: np.ndarray) -> None:
+    """``out[i, c]``: the Seeger-Fabian score of the seat to move in state ``st[i]`` if it
+    plays card ``c`` and the declarer then reaches his announced goal (``vals[i, c] == 1``) or
+    not (``0``), settled by :func:`skatsim.scoring.settle_core` at the goal's edge (no
+    schneider beyond the announced one); other entries are left as they are."""
+    for i in range(st.shape[0]):
+        s = st[i]
+        g, f, d, p = s[F_GAME], s[F_FLAGS], s[F_DECLARER], s[F_PLAYER]
+        mat = matadors_of(s[F_DEALT0 + d] | s[F_DEALT_SKAT], g)
+        if g == NULL:
+            wp, wt, lp, lt = 0, 0, 0, 1
+        elif f & SCHWARZ_ANNOUNCED:
+            wp, wt, lp, lt = 120, 10, 100, 9
+        elif f & SCHNEIDER_ANNOUNCED:
+            wp, wt, lp, lt = 90, 7, 89, 6
+        else:
+            wp, wt, lp, lt = 61, 5, 60, 5
+        r = settle_core(g, f, mat, s[F_BID], wp, wt, s[F_KONTRA])
+        win = sf_points(r[0], r[7], p, d)
+        r = settle_core(g, f, mat, s[F_BID], lp, lt, s[F_KONTRA])
+        lose = sf_points(r[0], r[7], p, d)
+        for c in range(32):
+            if vals[i, c] == 1:
+                out[i, c] = win
+            elif vals[i, c] == 0:
+                out[i, c] = lose
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -552,14 +643,20 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
             X = torch.from_numpy(data["obs"])
             A = torch.from_numpy(data["action"])
             G = torch.from_numpy(data["ret"] / scale)
+            if "target" in data:  # solver targets: every legal card has its label
+                TG = torch.from_numpy(data["target"] / scale)
+                TM = torch.from_numpy(data["mask"].astype(np.float32))
             net.train()
             tot, nb = 0.0, 0
             for _ in range(reuse):
                 perm = torch.from_numpy(gen.permutation(m))
                 for s in range(0, m, bs):
                     b = perm[s:s + bs]
-                    q = net(X[b]).gather(1, A[b, None])[:, 0]
-                    loss = torch.mean((q - G[b]) ** 2)
+                    if "target" in data:
+                        loss = torch.sum(TM[b] * (net(X[b]) - TG[b]) ** 2) / torch.clamp(TM[b].sum(), min=1.0)
+                    else:
+                        q = net(X[b]).gather(1, A[b, None])[:, 0]
+                        loss = torch.mean((q - G[b]) ** 2)
                     opt.zero_grad()
                     loss.backward()
                     torch.nn.utils.clip_grad_norm_(net.parameters(), 40.0)
@@ -578,6 +675,8 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
             row = {"round": rounds, "frames": frames, "games": games, "seconds": seconds,
                    "frames_per_s": m / dt if dt > 0 else math.nan, "loss": tot / max(nb, 1),
                    "mean_return": float(data["mean_return"].mean())}
+            if "dropped" in data:
+                row["dropped"] = int(data["dropped"].sum())
             for role, name in ((0, "declarer"), (1, "defender")):
                 sel = data["role"] == 0 if role == 0 else data["role"] != 0
                 row[f"ret_{name}"] = float(data["ret"][sel].mean()) if sel.any() else math.nan

@@ -382,16 +382,14 @@ def simulate(n_deals: int, policy: Any = "random", *, seed: int | np.random.Gene
         record_actions: keep each deal's actions (``df.attrs["actions"]``, int16, -1 padded).
         start: index of the first deal (to continue a run).
         progress: show a tqdm progress bar for long runs (200,000 deals or more).
-        out: deprecated spelling of :func:`simulate_to_parquet` (writes the file and returns
-            its :class:`SimSummary`).
+        out: also write the table to this Parquet file (atomically, with the run in its
+            metadata; read it back with :func:`read_parquet`). For runs too big for memory
+            use :func:`simulate_to_parquet`, which streams.
 
     Returns one row per deal with the columns of :mod:`skatsim.table` (``RESULT_COLUMNS``);
     ``df.attrs`` holds ``seed``, ``policy`` (a label), ``policies`` (per seat),
     ``rules`` and ``rules_version``.
     """
-    if out is not None:
-        return simulate_to_parquet(out, n_deals, policy, seed=seed, rules=rules, workers=workers,  # type: ignore[return-value]
-                                   chunk_size=chunk_size, start=start, progress=progress)
     if isinstance(n_deals, (int, np.integer)) and n_deals > _MAX_FRAME_ROWS:
         raise ValueError(f"n_deals={n_deals} is too many rows for one DataFrame (limit {_MAX_FRAME_ROWS}); "
                          "use iter_simulate(...) or simulate_to_parquet(path, ...)")
@@ -403,7 +401,16 @@ def simulate(n_deals: int, policy: Any = "random", *, seed: int | np.random.Gene
     for _ in iter_chunks(n_deals, specs, seed=seed, rules=rules, workers=workers, chunk_size=chunk_size,
                          record_actions=record_actions, start=start, progress=progress, _into=(rows, acts)):
         pass
-    return _frame(rows, acts, rules, seed, _policy_label(specs), tuple(p.to_dict() for p in specs))
+    df = _frame(rows, acts, rules, seed, _policy_label(specs), tuple(p.to_dict() for p in specs))
+    if out is not None:
+        from .runs import atomic_path
+
+        table = _arrow_table(df.copy(deep=False), n)
+        with atomic_path(out) as tmp:
+            import pyarrow.parquet as pq
+
+            pq.write_table(table, tmp)
+    return df
 
 
 def simulate_to_parquet(path: str | os.PathLike[str], n_deals: int, policy: Any = "random", *,

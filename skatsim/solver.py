@@ -149,10 +149,15 @@ class Position:
         led = self.trick[0] if self.trick else -1
         return int(legal_mask(self.hands[self.player], led, self.game))
 
-    def legal_cards(self) -> list[int]:
-        """Card ids the player to move may play, ascending."""
-        m = self.legal_cards_mask()
-        return [c for c in range(32) if m >> c & 1]
+    def legal_cards(self) -> CardSet:
+        """The cards the player to move may play (a :class:`~skatsim.cards.CardSet`; it
+        iterates card ids ascending), as :meth:`SkatState.legal_cards` does.
+
+        >>> from skatsim.rules import CLUBS
+        >>> Position.make(hands=("CJ SA", "C7 S7", "HA H7"), skat="D7 D8", game=CLUBS, declarer=0).legal_cards()
+        CardSet('CJ SA')
+        """
+        return CardSet.from_mask(self.legal_cards_mask())
 
     legal_moves = legal_cards  # the earlier name
 
@@ -470,6 +475,63 @@ class Solver:
                                  f"(positions[0]: {g})")
             rows[i] = _row(p.hands, p.skat, p)
         return self._batch(rows, g, d, mode, threshold, progress, node_limit)
+
+    def state_values(self, states: np.ndarray, *, mode: Mode = "threshold", node_limit: int | None = None,
+                     progress: bool | None = False) -> np.ndarray:
+        """Root move values of many engine states in the play phase (rows of
+        :attr:`skatsim.vec.VecEnv.state`, the ``F_*`` layout of :mod:`skatsim.layout`),
+        each judged against its own announced goal (:func:`target_for` of its contract):
+        labels for learning card play from the true deal.
+
+        Rows may mix games, declarers and goals (they are solved in groups of one game,
+        declarer and goal). Returns ``int64 (n, 32)`` as :meth:`root_values`: -1 not a legal
+        card; 1/0 the declarer reaches his goal after the card (threshold mode, null), or
+        his final card points (exact mode, suit and grand); -2 for every legal card of a
+        row over ``node_limit``.
+
+        >>> from skatsim import SkatState
+        >>> s = SkatState.new_game(seed=2)
+        >>> for a in ("18", "yes", "pass", "pass", "hand", "CH"):
+        ...     s.apply_action(s.string_to_action(a))
+        >>> v = Solver().state_values(s.vector[None, :])    # one row; VecEnv.state gives many
+        >>> sorted(set(v[0].tolist()))                      # the clubs hand wins after any card
+        [-1, 1]
+        """
+        from .layout import (F_DECLARER, F_FLAGS, F_GAME, F_HAND0, F_LEADER, F_NCARDS, F_PHASE, F_POINTS0,
+                             F_SKAT, F_TRICK0, F_TRICK1, F_TRICKS0, N_FIELDS, PH_PLAY)
+
+        st = np.asarray(states)
+        if st.ndim != 2 or st.shape[1] != N_FIELDS or st.dtype.kind not in "iu":
+            raise ValueError(f"states must be engine state rows, an integer array (n, {N_FIELDS}); "
+                             f"got {st.dtype} {st.shape}")
+        st = st.astype(np.int64, copy=False)
+        n = len(st)
+        out = np.full((n, 32), -1, np.int64)
+        self.row_nodes = nodes = np.zeros(n, np.int64)
+        if n == 0:
+            return out
+        bad = np.flatnonzero((st[:, F_PHASE] != PH_PLAY) | (st[:, F_GAME] > NULL) | (st[:, F_DECLARER] < 0))
+        if len(bad):
+            raise ValueError(f"states[{int(bad[0])}] is not the play phase of a suit, grand or null game")
+        d = st[:, F_DECLARER]
+        rows = np.zeros((n, K.B_COLS), np.int64)
+        rows[:, K.B_H0:K.B_H0 + 3] = st[:, F_HAND0:F_HAND0 + 3]
+        rows[:, K.B_SKAT] = st[:, F_SKAT]
+        rows[:, K.B_LEADER] = st[:, F_LEADER]
+        rows[:, K.B_NTRICK] = st[:, F_NCARDS]
+        rows[:, K.B_T0] = st[:, F_TRICK0]
+        rows[:, K.B_T1] = st[:, F_TRICK1]
+        rows[:, K.B_DPOINTS] = st[np.arange(n), F_POINTS0 + d]
+        rows[:, K.B_DTRICKS] = st[np.arange(n), F_TRICKS0 + d]
+        rows[:, K.B_DECL] = d
+        goals = [target_for(Contract(int(g), int(f))) for g, f in zip(st[:, F_GAME], st[:, F_FLAGS])]
+        keys = [(int(g), int(x), goals[i]) for i, (g, x) in enumerate(zip(st[:, F_GAME], d))]
+        for key in sorted(set(keys), key=str):
+            idx = np.array([i for i, k in enumerate(keys) if k == key], np.int64)
+            out[idx] = self._batch(rows[idx], key[0], key[1], mode, key[2], progress, node_limit)
+            nodes[idx] = self.row_nodes
+        self.row_nodes = nodes
+        return out
 
     def value_function(self, mode: Mode = "threshold", threshold: Target | None = None) -> Callable[[Any, int], float]:
         """An OpenSpiel ``PIMCBot``-style ``value_function(state, seat) -> float``.

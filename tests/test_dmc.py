@@ -240,14 +240,78 @@ def test_resume_goes_on_from_the_checkpoint(tmp_path, monkeypatch):
     assert s2["frames"] >= f1 + 500 and s2["games"] > s["games"]
 
 
+def test_solver_targets_label_every_legal_card_with_the_open_hand_score(tmp_path, monkeypatch):
+    """targets='solver': each card-play row has, for every legal card, the mover's SF score
+    of the open-hand outcome after it (the solver's verdict settled at the contract's value)."""
+    from experiments import train_dmc
+    from skatsim.kernels import game as K
+    from skatsim.scoring import matadors_of, settle_core, sf_points
+    from skatsim.solver import Solver
+
+    monkeypatch.chdir(tmp_path)
+    cfg = train_dmc.load_config(None, ["model.hidden=[16]", "actors.games=24", "actors.steps=60", "targets=solver",
+                                       "train.frames=50", "train.batch_size=64", "eval.deals=0"])
+    actor = train_dmc.Actor(cfg, 0)
+    cap = []
+    orig = actor.solver.state_values
+
+    def spy(st, **kw):
+        cap.append(st.copy())
+        return orig(st, **kw)
+
+    actor.solver.state_values = spy
+    data = actor.collect()
+    st = cap[0]
+    assert len(data["obs"]) > 50 and data["target"].shape == (len(data["obs"]), 130)
+    vals = Solver().state_values(st, node_limit=cfg["solver"]["node_limit"])
+    ok = ~(vals == -2).any(axis=1)
+    st, vals = st[ok], vals[ok]
+    for i in range(0, len(st), 7):
+        s, v = st[i], vals[i]
+        g, d, p = int(s[K.F_GAME]), int(s[K.F_DECLARER]), int(s[K.F_PLAYER])
+        mat = int(matadors_of(int(s[K.F_DEALT0 + d] | s[K.F_DEALT_SKAT]), g))
+        pts = {1: 61, 0: 60} if g != 5 else {1: 0, 0: 0}
+        tricks = {1: 5, 0: 5} if g != 5 else {1: 0, 0: 1}
+        for c in range(32):
+            legal = data["mask"][i, c]
+            assert legal == (v[c] >= 0)
+            if legal and not s[K.F_FLAGS] & 6:  # no schneider / schwarz announced
+                r = settle_core(g, int(s[K.F_FLAGS]), mat, int(s[K.F_BID]), pts[v[c]], tricks[v[c]], 0)
+                assert data["target"][i, c] == sf_points(r[0], r[7], p, d)
+    assert np.allclose(data["ret"], np.where(data["mask"], data["target"], -np.inf).max(axis=1))
+    s = train_dmc.train(cfg, progress=False)  # and a training run on these labels goes through
+    assert s["frames"] >= 50
+
+
+def test_state_values_are_the_solvers_move_values():
+    """Solver.state_values on engine rows equals solve(move_values=True) against the announced goal."""
+    from skatsim.solver import Solver, solve, target_for
+
+    rows, states = [], []
+    for seed in range(40):
+        s = _played_state(seed, 12 + seed % 9)
+        if s.phase == "play" and s.declarer is not None and s.game_type <= 5:
+            rows.append(np.array(s.vector))
+            states.append(s)
+    assert len({s.game_type for s in states}) >= 3
+    got = Solver().state_values(np.stack(rows))
+    for s, v in zip(states, got):
+        want = solve(s, mode="threshold", threshold=target_for(s.contract), move_values=True).move_values
+        assert {c: int(v[c]) for c in range(32) if v[c] >= 0} == want
+    with pytest.raises(ValueError, match="play phase"):
+        Solver().state_values(np.array(SkatState.new_game(seed=1).vector)[None, :])
+
+
 @pytest.mark.parametrize("override, message", [
+    ("targets=labels", "targets must be"), ("learn=all targets=solver", "card play only"),
     ("learn=cards", "learn must be"), ("actors.epsilon=2", "epsilon"), ("train.lr=\"fast\"", "must be a number"),
     ("model.hidden=[]", "hidden"), ("nonsense=1", "unknown config key"), ("actors.mix=[0,0,0]", "mix"),
 ])
 def test_bad_settings_are_refused_before_work(override, message, capsys):
     from experiments import train_dmc
 
-    assert train_dmc.main(["--set", override]) == 2
+    sets = [x for o in override.split() for x in ("--set", o)]
+    assert train_dmc.main(sets) == 2
     assert message in capsys.readouterr().err
 
 

@@ -12,7 +12,7 @@ import skatsim
 from skatsim import SkatRules, SkatState, deal
 from skatsim.bits import derive_seed
 from skatsim.simulate import (CONTRACT_CATEGORIES, RESULT_DTYPE, SimSummary, iter_chunks, iter_simulate,
-                              simulate, summarize)
+                              read_parquet, simulate, simulate_to_parquet, summarize)
 
 COLUMNS = ["deal_index", "deal_seed", "declarer", "bid", "contract", "game", "flags", "picked_up", "kontra",
            "declarer_points", "declarer_tricks", "matadors", "won", "schneider", "schwarz", "multiplier",
@@ -110,9 +110,18 @@ def test_memory_stays_flat_while_iterating():
     assert big < 40 * 20_000 * RESULT_DTYPE.itemsize
 
 
+def test_simulate_out_returns_the_table_and_writes_it(tmp_path, df):
+    path = tmp_path / "deals.parquet"
+    got = simulate(20_000, seed=7, out=path, chunk_size=7000)
+    pd.testing.assert_frame_equal(got, df, check_categorical=False)
+    assert got.attrs["seed"] == 7
+    back = read_parquet(path)
+    pd.testing.assert_frame_equal(back, df, check_categorical=False)
+
+
 def test_parquet_streaming(tmp_path, df):
     path = tmp_path / "deals.parquet"
-    summary = simulate(20_000, seed=7, out=path, chunk_size=7000)
+    summary = simulate_to_parquet(path, 20_000, seed=7, chunk_size=7000)
     assert isinstance(summary, SimSummary) and summary.n == 20_000
     back = pd.read_parquet(path)
     assert len(back) == 20_000
