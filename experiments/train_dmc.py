@@ -77,7 +77,8 @@ DEFAULTS: dict[str, Any] = {
     "model": {"hidden": [512, 256, 256], "init": None},
     "actors": {"games": 1024, "epsilon": 0.05, "steps": 64, "mix": [0.5, 0.25, 0.25], "demo": 0.0, "threads": 1,
                "ray": {"count": 2}},
-    "train": {"frames": 2_000_000, "lr": 3e-4, "batch_size": 2048, "reuse": 1, "threads": 2, "scale": 100.0},
+    "train": {"frames": 2_000_000, "lr": 3e-4, "batch_size": 2048, "reuse": 1, "threads": 2, "scale": 100.0,
+              "advantage_weight": 0.0},
     "eval": {"every_frames": 1_000_000, "deals": 500, "seed": 9001, "opponent": "rule_based"},
     "checkpoint_seconds": 300,
     "out": {"runs_dir": "runs"},
@@ -389,6 +390,37 @@ def solver_labels(st: np.ndarray, vals: np.ndarray, out: np.ndarray) -> None:
                 out[i, c] = lose
 
 
+def solver_loss(q: Any, target: Any, mask: Any, advantage_weight: float = 0.0) -> Any:
+    """Mean squared error of ``Q`` against the solver's labels over the legal cards, plus
+    ``advantage_weight`` times that of the *centred* values (each row minus its mean over the
+    legal cards): most positions' cards are all worth the same, so the plain error is mostly
+    the position's value, while play depends only on the differences between the cards."""
+    import torch
+
+    d = (q - target) * mask
+    n = torch.clamp(mask.sum(), min=1.0)
+    loss = torch.sum(d ** 2) / n
+    if advantage_weight > 0:
+        k = torch.clamp(mask.sum(dim=1, keepdim=True), min=1.0)
+        c = (d - d.sum(dim=1, keepdim=True) / k) * mask
+        loss = loss + advantage_weight * torch.sum(c ** 2) / n
+    return loss
+
+
+def dd_agreement(q: np.ndarray, target: np.ndarray, mask: np.ndarray) -> dict[str, float]:
+    """How the greedy card of ``q`` fares by the solver's labels, over the positions whose
+    legal cards differ in value: share of optimal choices and the mean loss (SF points)."""
+    t = np.where(mask, target, -np.inf)
+    best = t.max(axis=1)
+    differ = np.where(mask, target, np.inf).min(axis=1) < best
+    pick = np.argmax(np.where(mask, q, -np.inf), axis=1)
+    got = target[np.arange(len(target)), pick]
+    if not differ.any():
+        return {"dd_optimal": math.nan, "dd_regret": math.nan, "dd_positions": 0}
+    return {"dd_optimal": float((got == best)[differ].mean()), "dd_regret": float((best - got)[differ].mean()),
+            "dd_positions": int(differ.sum())}
+
+
 # ----------------------------------------------------------------------------- evaluation
 
 
@@ -606,11 +638,19 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
                 df.to_parquet(tmp)
             plot_curve(df, run / "curve.png", f"DMC ({cfg['learn']}) vs {cfg['eval']['opponent']}")
 
+    held: dict[str, np.ndarray] = {}
+
     def evaluate() -> dict[str, float]:
         save_checkpoint(net, eval_model, phases=phases, **_model_meta(cfg, frames, games, seconds))
         t = time.perf_counter()
         r = duplicate(("dmc", {"model": str(eval_model)}), cfg["eval"]["opponent"], int(cfg["eval"]["deals"]),
                       int(cfg["eval"]["seed"]))
+        if cfg["targets"] == "solver":  # and the card choices on held-out solver-labelled positions
+            if not held:
+                held.update(Actor(_merge(cfg, {"actors": {"epsilon": 0.0}}), 10_000).collect())
+            with torch.inference_mode():
+                q = net(torch.from_numpy(held["obs"])).numpy()
+            r.update(dd_agreement(q, held["target"], held["mask"]))
         r["eval_seconds"] = time.perf_counter() - t
         return r
 
@@ -621,9 +661,11 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
         while frames < target:
             if frames >= next_eval and cfg["eval"]["deals"]:
                 r = evaluate()
+                dd = (f"; open-hand optimal card {r['dd_optimal']:.1%}, loss {r['dd_regret']:.1f} SF where cards "
+                      f"differ" if "dd_optimal" in r else "")
                 print(f"eval @ {frames:,} frames: {r['margin']:+.2f} ± {r['margin_ci']:.2f} SF/game vs "
                       f"{cfg['eval']['opponent']} ({r['boards']} boards; declarer {r['declarer_sf']:+.1f}, "
-                      f"defender {r['defender_sf']:+.1f} SF/game, {r['eval_seconds']:.0f} s)", flush=True)
+                      f"defender {r['defender_sf']:+.1f} SF/game{dd}, {r['eval_seconds']:.0f} s)", flush=True)
                 log.append({"round": rounds, "frames": frames, "games": games, "seconds": seconds,
                             "frames_per_s": math.nan, "loss": math.nan, "mean_return": math.nan,
                             **{f"eval_{k}": v for k, v in r.items()}})
@@ -646,6 +688,7 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
             if "target" in data:  # solver targets: every legal card has its label
                 TG = torch.from_numpy(data["target"] / scale)
                 TM = torch.from_numpy(data["mask"].astype(np.float32))
+                aw = float(tc["advantage_weight"])
             net.train()
             tot, nb = 0.0, 0
             for _ in range(reuse):
@@ -653,7 +696,7 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
                 for s in range(0, m, bs):
                     b = perm[s:s + bs]
                     if "target" in data:
-                        loss = torch.sum(TM[b] * (net(X[b]) - TG[b]) ** 2) / torch.clamp(TM[b].sum(), min=1.0)
+                        loss = solver_loss(net(X[b]), TG[b], TM[b], aw)
                     else:
                         q = net(X[b]).gather(1, A[b, None])[:, 0]
                         loss = torch.mean((q - G[b]) ** 2)

@@ -283,6 +283,22 @@ def test_solver_targets_label_every_legal_card_with_the_open_hand_score(tmp_path
     assert s["frames"] >= 50
 
 
+def test_solver_loss_weighs_the_differences_between_cards():
+    import torch
+
+    from experiments.train_dmc import dd_agreement, solver_loss
+
+    t = torch.tensor([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]])
+    m = torch.tensor([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])
+    shifted = t + torch.tensor([[0.3], [-0.2]])  # right differences, wrong levels
+    assert torch.isclose(solver_loss(shifted, t, m, 0.0), solver_loss(shifted, t, m, 5.0))
+    assert float(solver_loss(t, t, m, 5.0)) == 0.0
+    swapped = torch.tensor([[0.0, 1.0, 9.0], [0.5, 0.5, 0.0]])  # the illegal third card of row 0 is ignored
+    assert float(solver_loss(swapped, t, m, 5.0)) > float(solver_loss(swapped, t, m, 0.0)) > 0
+    r = dd_agreement(swapped.numpy(), t.numpy(), m.numpy().astype(bool))
+    assert r["dd_positions"] == 2 and r["dd_optimal"] == 0.5 and r["dd_regret"] == 0.5
+
+
 def test_state_values_are_the_solvers_move_values():
     """Solver.state_values on engine rows equals solve(move_values=True) against the announced goal."""
     from skatsim.solver import Solver, solve, target_for
