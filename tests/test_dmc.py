@@ -299,6 +299,22 @@ def test_solver_loss_weighs_the_differences_between_cards():
     assert r["dd_positions"] == 2 and r["dd_optimal"] == 0.5 and r["dd_regret"] == 0.5
 
 
+def test_solver_agreement_judges_the_rule_based_cards(capsys):
+    from experiments import dmc_solver_agreement as A
+
+    d = A.labelled_positions(12, seed=3)
+    n = len(d["target"])
+    assert n > 50 and d["mask"][np.arange(n), d["rule_based"]].all()  # the rule-based card is legal
+    rows = A.score(d["rule_based"], d["target"], d["mask"], d["role"])
+    assert rows[0][1] == sum(r[1] for r in rows[1:]) > 0 and 0 < rows[0][2] <= 1
+    best = np.argmax(np.where(d["mask"], d["target"], -np.inf), axis=1)
+    assert A.score(best, d["target"], d["mask"], d["role"])[0][2:] == (1.0, 0.0)  # the solver's own card
+    q = np.where(d["mask"], d["target"] / 100.0, -1.0).astype(np.float32)
+    assert (A.choices(q, d["mask"], d["rule_based"], 1e9) == d["rule_based"]).all()  # full trust: rule-based
+    assert A.main(["--games", "6", "--seed", "3"]) == 0
+    assert "| rule_based | all |" in capsys.readouterr().out
+
+
 def test_state_values_are_the_solvers_move_values():
     """Solver.state_values on engine rows equals solve(move_values=True) against the announced goal."""
     from skatsim.solver import Solver, solve, target_for
