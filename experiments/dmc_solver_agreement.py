@@ -22,7 +22,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -79,7 +79,8 @@ def choices(q: np.ndarray, mask: np.ndarray, rb: np.ndarray, trust: float | None
     return np.where(keep_rb, rb, a)
 
 
-def score(pick: np.ndarray, target: np.ndarray, mask: np.ndarray, role: np.ndarray) -> list[tuple[str, int, float, float]]:
+def score(pick: np.ndarray, target: np.ndarray, mask: np.ndarray,
+          role: np.ndarray) -> list[tuple[str, int, float, float]]:
     """(role, positions, share optimal, mean loss SF) over the positions whose cards differ."""
     best = np.where(mask, target, -np.inf).max(axis=1)
     differ = np.where(mask, target, np.inf).min(axis=1) < best
