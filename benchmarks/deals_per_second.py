@@ -71,7 +71,8 @@ def best_of(fn: Callable[[], int], seconds: float, reps: int = 5, clock: Any = N
 # ----------------------------------------------------------------------------- paths
 
 
-def interleaved(fns: dict[str, Callable[[], int]], seconds: float, reps: int = 5) -> dict[str, tuple[float, int, float]]:
+def interleaved(fns: dict[str, Callable[[], int]], seconds: float,
+                reps: int = 5) -> dict[str, tuple[float, int, float]]:
     """Best of ``reps`` CPU-time boxes per function, the boxes of the functions alternating
     (a, b, a, b, ...) so that the drift of a shared machine touches them alike."""
     best = {k: (0.0, 0, 0.0) for k in fns}
