@@ -20,7 +20,12 @@ an opponent later in the bidding order must have a limit below ``b``, an earlier
 holds at equal values) a limit of at most ``b``. Rejection sampling, at most
 ``max_tries x worlds`` draws (``n_worlds`` says how many were kept). Such labels answer the
 question a bidder asks: "if I win the auction at ``b``, what is each contract worth?"
-(the opponents who passed are weaker than random hands).
+(the opponents who passed are weaker than random hands). By default both other seats bid as
+the default rule-based player; ``opponents`` (rule-based ``bid_threshold`` values) makes them
+a pool instead: per drawn world each of the two other seats bids as a pool member drawn
+uniformly (from the row's generator, like the world), and the world is kept if those two
+bidders let this seat win at ``b``. The kept worlds then also condition on who the
+opponents are (a cautious bidder passes more often, so it is kept more often).
 
 Pickups: the declarer takes the world's skat and discards with the rule-based player's
 greedy discard for that game (:func:`discard_for`, the same code as its real discard).
@@ -89,6 +94,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -112,11 +118,14 @@ from skatsim.scoring import matadors_of, settle_core
 from skatsim.valuation import HAND as HAND_FLAG
 from skatsim.valuation import SCHNEIDER_ANNOUNCED, expected_sf_array, game_value, game_value_array
 
+from .rule_based import PARAM_CHECKS
+
 __all__ = [
     "CONTRACTS", "CONTRACT_GAME", "CONTRACT_HAND", "GAME_LETTERS", "SCHEMA_VERSION", "LabelConfig",
     "BID_LEVELS", "BID_LEVEL_WEIGHTS", "label_hand", "label_deal", "auction_worlds", "generate",
     "read_labels", "expected_at_bid", "contract_value",
     "discard_for", "sample_worlds_for_hand", "label_columns", "config_hash", "data_hash", "main", "RUN_KIND",
+    "opponent_params",
 ]
 
 SCHEMA_VERSION = 2
@@ -155,6 +164,10 @@ class LabelConfig:
         condition: ``"none"`` (uniform worlds) or ``"auction"`` (worlds in which the other
             seats, bidding as the rule-based player, let this seat win at the row's bid level).
         max_tries: ``"auction"`` only: at most ``max_tries x worlds`` worlds are drawn per row.
+        opponents: ``"auction"`` only: the ``bid_threshold`` values of a pool of rule-based
+            bidders (the other parameters at their defaults); per drawn world each other seat
+            bids as a member drawn uniformly. Empty (default): both bid as the default
+            rule-based player (and the config hash is that of a config without the field).
     """
 
     n_deals: int = 1000
@@ -168,6 +181,7 @@ class LabelConfig:
     tt_bits: int = 18
     condition: str = "none"
     max_tries: int = 20
+    opponents: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if self.labeler not in _LABELERS:
@@ -181,12 +195,26 @@ class LabelConfig:
         if not self.seats or any(s not in (0, 1, 2) for s in self.seats):
             raise ValueError(f"seats must be a non-empty subset of (0, 1, 2), got {self.seats!r}")
         object.__setattr__(self, "seats", tuple(int(s) for s in self.seats))
+        opponents = tuple(self.opponents)
+        for t in opponents:
+            why = "a number" if isinstance(t, bool) or not isinstance(t, (int, float, np.number)) \
+                else PARAM_CHECKS["bid_threshold"](float(t))
+            if why:
+                raise ValueError(f"opponents: every bid_threshold must be {why}, got {t!r}")
+        if opponents and self.condition != "auction":
+            raise ValueError("opponents are the bidders of condition='auction'; "
+                             f"got condition={self.condition!r}")
+        object.__setattr__(self, "opponents", tuple(float(t) for t in opponents))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["seats"] = list(self.seats)
         if self.condition == "none" and self.max_tries == 20:  # schema-1 configs keep their hash
             del d["condition"], d["max_tries"]
+        if self.opponents:
+            d["opponents"] = list(self.opponents)
+        else:  # configs from before the field keep their hash
+            del d["opponents"]
         return d
 
     @classmethod
@@ -196,8 +224,9 @@ class LabelConfig:
         if unknown:
             raise ValueError(f"unknown label config key(s) {unknown}; known: {sorted(known)}")
         d = dict(d)
-        if "seats" in d:
-            d["seats"] = tuple(d["seats"])
+        for k in ("seats", "opponents"):
+            if k in d:
+                d[k] = tuple(d[k])
         return cls(**d)
 
 
@@ -260,6 +289,24 @@ def sample_worlds_for_hand(hand: int, seat: int, n: int, gen: np.random.Generato
     return out
 
 
+@functools.lru_cache(maxsize=16)
+def _opponent_params_cached(thresholds: tuple[float, ...]) -> np.ndarray:
+    rows = np.array([params_array(bid_threshold=t) for t in thresholds], np.float64)
+    rows.setflags(write=False)
+    return rows
+
+
+def opponent_params(thresholds: Sequence[float]) -> np.ndarray:
+    """``float64 (k, 32)``, read-only: the rule-based parameter rows
+    (:func:`~skatsim.kernels.heuristic.params_array`) of a pool of bidders, the defaults with
+    each of these ``bid_threshold`` values.
+
+    >>> opponent_params([0.45, 0.75])[:, 0].tolist()
+    [0.45, 0.75]
+    """
+    return _opponent_params_cached(tuple(float(t) for t in thresholds))
+
+
 def _wins_auction(seat: int, limits: tuple[int, int], others: tuple[int, int], bid: int) -> bool:
     """Whether ``seat`` wins the auction at ``bid`` against rule-based bidders with these
     limits: an earlier seat holds at equal values, a later one must go above."""
@@ -267,31 +314,50 @@ def _wins_auction(seat: int, limits: tuple[int, int], others: tuple[int, int], b
 
 
 def auction_worlds(hand: int, seat: int, n: int, bid: int, gen: np.random.Generator,
-                   max_tries: int = 20) -> tuple[np.ndarray, int]:
+                   max_tries: int = 20, opponents: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """Up to ``n`` worlds (as :func:`sample_worlds_for_hand`) in which the two other seats,
     bidding as the rule-based player, let ``seat`` win the auction at ``bid``; at most
     ``max_tries x n`` draws. Returns ``(worlds, draws)``.
+
+    ``opponents``: parameter rows ``(k, 32)`` of a pool of rule-based bidders
+    (:func:`opponent_params`); each drawn world draws the bidder of each other seat
+    uniformly from them (after the batch of worlds, from ``gen``). ``None``: both bid with
+    the default parameters, and no bidder is drawn (the draws of ``gen`` are the worlds').
 
     >>> w, draws = auction_worlds(0x00FF03, 0, 8, 18, np.random.default_rng(1))
     >>> from skatsim.kernels.heuristic import bid_limit
     >>> all(bid_limit(int(x[q]), q, _RB_PARAMS) <= 18 for x in w for q in (1, 2))
     True
     """
+    worlds, draws, _ = _auction_worlds(hand, seat, n, bid, gen, max_tries, opponents)
+    return worlds, draws
+
+
+def _auction_worlds(hand: int, seat: int, n: int, bid: int, gen: np.random.Generator, max_tries: int,
+                    opponents: np.ndarray | None) -> tuple[np.ndarray, int, np.ndarray]:
+    """:func:`auction_worlds` and, per kept world, the pool indexes of the bidders of seats
+    ``(seat + 1) % 3`` and ``(seat + 2) % 3`` (``int64 (kept, 2)``; zeros without a pool)."""
     others = ((seat + 1) % 3, (seat + 2) % 3)
+    pool = _RB_PARAMS[None, :] if opponents is None else np.asarray(opponents, np.float64)
+    if pool.ndim != 2 or len(pool) == 0:
+        raise ValueError(f"opponents must be a non-empty (k, params) array, got shape {pool.shape}")
     kept: list[np.ndarray] = []
+    who: list[tuple[int, int]] = []
     draws = 0
     while len(kept) < n and draws < max_tries * n:
         batch = sample_worlds_for_hand(hand, seat, n, gen)
-        for w in batch:
+        picks = np.zeros((n, 2), np.int64) if opponents is None else gen.integers(len(pool), size=(n, 2))
+        for w, (i, j) in zip(batch, picks.tolist()):
             draws += 1
-            lims = (int(bid_limit(int(w[others[0]]), others[0], _RB_PARAMS)),
-                    int(bid_limit(int(w[others[1]]), others[1], _RB_PARAMS)))
+            lims = (int(bid_limit(int(w[others[0]]), others[0], pool[i])),
+                    int(bid_limit(int(w[others[1]]), others[1], pool[j])))
             if _wins_auction(seat, lims, others, bid):
                 kept.append(w)
+                who.append((i, j))
                 if len(kept) == n:
                     break
     out = np.array(kept, np.int64).reshape(-1, 4)
-    return out, draws
+    return out, draws, np.array(who, np.int64).reshape(-1, 2)
 
 
 @njit(cache=True)
@@ -439,7 +505,8 @@ def label_deal(deal_index: int, cfg: LabelConfig, solver: Any = None) -> list[di
         bid = 0
         if cfg.condition == "auction":
             bid = int(gen.choice(BID_LEVELS, p=_LEVEL_P))
-            worlds, _ = auction_worlds(masks[s], s, cfg.worlds, bid, gen, cfg.max_tries)
+            pool = opponent_params(cfg.opponents) if cfg.opponents else None
+            worlds, _ = auction_worlds(masks[s], s, cfg.worlds, bid, gen, cfg.max_tries, pool)
             if len(worlds) == 0:  # no world lets this seat win at that level: label uniform worlds
                 worlds = sample_worlds_for_hand(masks[s], s, cfg.worlds, gen)
         else:
@@ -621,6 +688,16 @@ def expected_at_bid(row: Any, contract: str, bid: int, *, schneider_announced: b
 # ----------------------------------------------------------------------------- command line
 
 
+def _thresholds(text: str) -> tuple[float, ...]:
+    """``"0.45,0.6,0.75"`` -> ``(0.45, 0.6, 0.75)`` (argparse type of ``--opponents``)."""
+    import argparse
+
+    try:
+        return tuple(float(t) for t in text.split(",") if t.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"comma-separated numbers expected, got {text!r}") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m agents.bidding_data --out DIR [--deals N --worlds W --labeler L ...]``."""
     import argparse
@@ -637,6 +714,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--shard-size", type=int, default=50)
     ap.add_argument("--condition", choices=_CONDITIONS, default="none",
                     help="auction: worlds in which rule-based opponents let the seat win at the row's bid level")
+    ap.add_argument("--opponents", type=_thresholds, default=(), metavar="T1,T2,...",
+                    help="with --condition auction: the bid_threshold values of a pool of rule-based "
+                         "bidders, one drawn per other seat and world (default: the default rule-based bidder)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--backend", choices=("local", "ray"), default="local",
                     help="local processes or Ray tasks (pip install 'skatsim[ray]')")
@@ -644,7 +724,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
     cfg = LabelConfig(n_deals=a.deals, seed=a.seed, worlds=a.worlds, labeler=a.labeler, min_worlds=a.min_worlds,
-                      shard_size=a.shard_size, condition=a.condition)
+                      shard_size=a.shard_size, condition=a.condition, opponents=a.opponents)
     t0 = time.perf_counter()
     out = generate(a.out, cfg, workers=a.workers, progress=not a.no_progress, backend=a.backend, address=a.address)
     man = json.loads((out / "manifest.json").read_text())

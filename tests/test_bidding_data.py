@@ -196,3 +196,98 @@ def test_the_auction_condition_agrees_with_the_state_machine():
         assert won == _wins_auction(seat, lims, others, b), (seed, seat, b, lims)
         checked += won
     assert checked > 50
+
+
+# ----------------------------------------------------------------------------- a pool of opponent bidders
+
+
+def _rows_digest(cfg: LabelConfig, deals: int) -> str:
+    import hashlib
+
+    rows = [r for i in range(deals) for r in label_deal(i, cfg)]
+    return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def test_default_opponents_keep_the_rows_and_hashes():
+    """Without ``opponents`` the rows and config hashes are those of the code before the
+    field (digests pinned from it): the shipped bidding_v2 config keeps its hash."""
+    from agents.bidding_data import config_hash
+
+    cfg = LabelConfig(n_deals=3, seed=3, worlds=4, labeler="rule_based", condition="auction")
+    assert cfg.opponents == () and "opponents" not in cfg.to_dict()
+    assert _rows_digest(cfg, 3) == "e59c75be345cb62e"
+    v2 = LabelConfig.from_dict({"n_deals": 60000, "seed": 0, "worlds": 16, "labeler": "rule_based",
+                                "condition": "auction", "shard_size": 1000})
+    assert config_hash(v2) == "376150eb58b3c829"
+    assert config_hash(LabelConfig(n_deals=5, seed=3, worlds=4, labeler="rule_based")) == "eac3c5391631e2ce"
+
+
+def test_pool_worlds_let_the_seat_win_against_the_drawn_bidders():
+    """Every kept world satisfies the auction rule for the two bidders drawn for it (rows of
+    :func:`opponent_params`); both members are drawn; a cautious bidder lets the seat win
+    more often than an aggressive one, so it is kept more often."""
+    from agents.bidding_data import _auction_worlds, opponent_params
+    from skatsim.kernels.heuristic import bid_limit, params_array
+
+    pool = opponent_params([0.45, 0.75])
+    assert np.array_equal(pool[1], params_array(bid_threshold=0.75)) and not pool.flags.writeable
+    hand = CardSet("CJ HJ CA CT C9 SA ST H8 D7 D8").mask
+    counts = np.zeros(2, np.int64)
+    for seat in range(3):
+        for bid in (18, 30):
+            w, draws, who = _auction_worlds(hand, seat, 60, bid, np.random.default_rng(seat * 100 + bid), 20, pool)
+            assert len(w) == len(who) == 60 and draws >= 60
+            others = ((seat + 1) % 3, (seat + 2) % 3)
+            for row, pick in zip(w.tolist(), who.tolist()):
+                assert row[seat] == hand and row[0] | row[1] | row[2] | row[3] == 0xFFFFFFFF
+                for o, i in zip(others, pick):
+                    lim = bid_limit(row[o], o, pool[i])
+                    assert lim <= bid if seat < o else lim < bid
+                    counts[i] += 1
+    assert counts[1] > counts[0] > 0
+
+
+def test_pool_rows_are_reproducible_and_differ_from_the_default():
+    from agents.bidding_data import config_hash
+
+    cfg = LabelConfig(n_deals=3, seed=3, worlds=4, labeler="rule_based", condition="auction",
+                      opponents=(0.45, 0.6, 0.75))
+    same = LabelConfig(n_deals=50, seed=3, worlds=4, labeler="rule_based", condition="auction",
+                       opponents=[0.45, 0.6, 0.75], shard_size=7)  # type: ignore[arg-type]
+    assert same.opponents == (0.45, 0.6, 0.75)
+    assert label_deal(2, cfg) == label_deal(2, same)
+    assert _rows_digest(cfg, 3) != "e59c75be345cb62e"
+    assert cfg.to_dict()["opponents"] == [0.45, 0.6, 0.75] and LabelConfig.from_dict(cfg.to_dict()) == cfg
+    assert config_hash(cfg) != config_hash(LabelConfig(n_deals=3, seed=3, worlds=4, labeler="rule_based",
+                                                       condition="auction"))
+
+
+def test_pool_generate_and_cli(tmp_path):
+    """Shards and workers do not change pool rows; ``--opponents`` reaches the manifest; the
+    shipped pool training config is a valid label config."""
+    from agents.bidding_data import main
+    from pathlib import Path
+
+    cfg = LabelConfig(n_deals=4, seed=5, worlds=3, labeler="rule_based", condition="auction",
+                      opponents=(0.45, 0.75), shard_size=2)
+    generate(tmp_path / "a", cfg, progress=False, workers=1)
+    generate(tmp_path / "b", LabelConfig.from_dict({**cfg.to_dict(), "shard_size": 3}), progress=False, workers=2)
+    assert read_labels(tmp_path / "a").equals(read_labels(tmp_path / "b"))
+    assert main(["--out", str(tmp_path / "c"), "--deals", "2", "--worlds", "2", "--labeler", "rule_based",
+                 "--condition", "auction", "--opponents", "0.45,0.75", "--no-progress"]) == 0
+    assert json.loads((tmp_path / "c" / "manifest.json").read_text())["config"]["opponents"] == [0.45, 0.75]
+    path = Path(__file__).resolve().parents[1] / "experiments" / "configs" / "train_bidding_pool.json"
+    pool_cfg = LabelConfig.from_dict(json.loads(path.read_text())["data"]["generate"])
+    assert pool_cfg.condition == "auction" and pool_cfg.opponents == (0.45, 0.6, 0.75)
+
+
+def test_bad_opponents():
+    with pytest.raises(ValueError, match="condition"):
+        LabelConfig(labeler="rule_based", opponents=(0.5,))
+    for bad in ((1.5,), ("x",), (True,)):
+        with pytest.raises(ValueError, match="opponents"):
+            LabelConfig(labeler="rule_based", condition="auction", opponents=bad)  # type: ignore[arg-type]
+    with pytest.raises(SystemExit):
+        from agents.bidding_data import main
+
+        main(["--out", "unused", "--opponents", "0.4,abc"])
