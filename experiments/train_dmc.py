@@ -233,7 +233,7 @@ class Actor:
     """Plays epsilon-greedy games on a VecEnv with a copy of the network and returns the
     learned phases' rows. The same class runs in the learner's process or as a Ray actor."""
 
-    def __init__(self, cfg: dict[str, Any], index: int, remote: bool = False) -> None:
+    def __init__(self, cfg: dict[str, Any], index: int, remote: bool = False, start_round: int = 0) -> None:
         import torch
 
         if remote:  # a Ray actor: one core (the learner's process keeps its own thread setting)
@@ -249,7 +249,9 @@ class Actor:
         self.delegated = () if self.learn_all else ("bidding", "skat", "discard", "declare")
         self.eps = float(a["epsilon"])
         self.steps = int(a["steps"])
-        seed = derive_seed(int(cfg["seed"]), 1000 + index)
+        # a resumed run (start_round > 0) deals a fresh stream, not the deals of its first rounds again
+        seed = derive_seed(int(cfg["seed"]), 1000 + index) if start_round == 0 else \
+            derive_seed(derive_seed(int(cfg["seed"]), 1000 + index), start_round)
         n = int(a["games"])
         rows, self.learner = _policy_rows(n, a["mix"], index)
         self.env = VecEnv(n, seed=seed, reward="sf", policies=rows, threads=int(a["threads"]))
@@ -564,16 +566,16 @@ def plot_curve(log: Any, path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def _actor_pool(cfg: dict[str, Any], address: str | None) -> tuple[list[Any], bool]:
+def _actor_pool(cfg: dict[str, Any], address: str | None, start_round: int = 0) -> tuple[list[Any], bool]:
     if address is None:
-        return [Actor(cfg, 0)], False
+        return [Actor(cfg, 0, start_round=start_round)], False
     import ray
 
     if not ray.is_initialized():
         ray.init(address=None if address == "local" else address, ignore_reinit_error=True,
                  num_cpus=int(cfg["actors"]["ray"]["count"]) if address == "local" else None)
     remote = ray.remote(num_cpus=1)(Actor)
-    return [remote.remote(cfg, i, True) for i in range(int(cfg["actors"]["ray"]["count"]))], True
+    return [remote.remote(cfg, i, True, start_round) for i in range(int(cfg["actors"]["ray"]["count"]))], True
 
 
 def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None = None,
@@ -620,7 +622,7 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
             log = pd.read_parquet(run / "log.parquet").to_dict("records")
         print(f"resuming at {frames:,} frames ({rounds} rounds)", file=sys.stderr)
 
-    actors, is_ray = _actor_pool(cfg, address)
+    actors, is_ray = _actor_pool(cfg, address, rounds)
     bs, scale, reuse = int(tc["batch_size"]), float(tc["scale"]), int(tc["reuse"])
     gen = np.random.default_rng([seed, rounds])
     phases = _phases(cfg)

@@ -283,6 +283,16 @@ def test_solver_targets_label_every_legal_card_with_the_open_hand_score(tmp_path
     assert s["frames"] >= 50
 
 
+def test_a_resumed_run_deals_a_fresh_stream(tmp_path, monkeypatch):
+    from experiments import train_dmc
+
+    monkeypatch.chdir(tmp_path)
+    cfg = train_dmc.load_config(None, ["model.hidden=[8]", "actors.games=8"])
+    first = train_dmc.Actor(cfg, 0).env.state[:, :4].copy()
+    assert (train_dmc.Actor(cfg, 0).env.state[:, :4] == first).all()
+    assert not (train_dmc.Actor(cfg, 0, start_round=7).env.state[:, :4] == first).all()
+
+
 def test_solver_loss_weighs_the_differences_between_cards():
     import torch
 
