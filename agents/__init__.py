@@ -164,7 +164,7 @@ def _dmc_checks() -> dict[str, Any]:
 
 
 register("dmc", "agents.dmc:DMCAgent",
-         {"model": "checkpoint path (default: the shipped model agents/models/dmc_v1)",
+         {"model": "checkpoint path (default: the shipped model agents/models/dmc_v2)",
           "early": "bidding, skat, discard, declaration, Kontra/Re: auto (the model where it learned them, "
                    "else rule_based), model, rule_based or neural_bidder",
           "declarer_play": "card play as declarer: model, rule_based or pimc",

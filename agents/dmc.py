@@ -176,8 +176,9 @@ def DMCNet(hidden: Sequence[int] = (512, 256, 256)) -> Any:
 
 
 def default_model_path() -> Path:
-    """The model shipped with the package (``agents/models/dmc_v1``)."""
-    return Path(__file__).resolve().parent / "models" / "dmc_v1"
+    """The model shipped with the package (``agents/models/dmc_v2``: card play learned from open-hand solver
+    labels; ``dmc_v1``, by Monte-Carlo returns, and ``dmc_all_v1``, every phase, ship too)."""
+    return Path(__file__).resolve().parent / "models" / "dmc_v2"
 
 
 def _stem(path: str | Path) -> Path:
@@ -368,7 +369,7 @@ class DMCAgent:
 
     Args:
         model: checkpoint path (stem, ``.pt`` or ``.json``) or a :class:`DMCModel`; ``""``
-            / ``None``: the shipped ``agents/models/dmc_v1``.
+            / ``None``: the shipped ``agents/models/dmc_v2``.
         early: who takes the decisions before the card play (bidding, skat, discard,
             declaration) and Kontra/Re: ``"auto"`` (the model where it learned the phase,
             else the rule-based player), ``"model"``, ``"rule_based"`` or ``"neural_bidder"``.

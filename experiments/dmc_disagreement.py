@@ -4,7 +4,7 @@
 
 Plays ``--games`` rule-based self-play games (deal ``seed + g``) and at every card-play
 decision with more than one legal card asks the model (``--model``, default the shipped
-``dmc_v1``) for its Q values: the share of decisions whose best card is not the rule-based
+``dmc_v2``) for its Q values: the share of decisions whose best card is not the rule-based
 card, by role, and the share where the model's card beats the rule-based card's Q by more
 than ``trust`` SF points (what ``dmc:trust=T`` would play differently from rule_based), and
 the median Q gap where they differ.
@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=300)
     ap.add_argument("--seed", type=int, default=10_000)
-    ap.add_argument("--model", default=None, help="checkpoint stem (default agents/models/dmc_v1)")
+    ap.add_argument("--model", default=None, help="checkpoint stem (default agents/models/dmc_v2)")
     a = ap.parse_args(argv)
     t = time.perf_counter()
     r = disagreement(a.games, a.seed, a.model)

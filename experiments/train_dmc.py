@@ -774,7 +774,7 @@ def _check_ship_name(name: str, force: bool) -> None:
     dst = MODELS / name
     if (dst.with_name(name + ".pt").exists() or dst.with_name(name + ".json").exists()) and not force:
         raise FileExistsError(f"agents/models/{name} exists; --force replaces it (the default dmc agent loads "
-                              "agents/models/dmc_v1)")
+                              "agents/models/dmc_v2)")
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
