@@ -784,7 +784,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
                     help="override a config entry, e.g. --set train.frames=200000 (checked before any work)")
     ap.add_argument("--out", metavar="DIR", default=None,
                     help="folder of the run directories (relative to the current one; default: out.runs_dir, runs)")
-    ap.add_argument("--resume", metavar="RUN", default=None, help="go on with the training in run directory RUN")
+    ap.add_argument("--resume", metavar="RUN", default=None,
+                    help="go on with the training in run directory RUN (--set train.frames=N raises its budget)")
     ap.add_argument("--ship", metavar="NAME", default=None,
                     help="after training (or, with --resume of a finished run, at once) copy the model to "
                          "agents/models/NAME (dmc:model=agents/models/NAME loads it)")
@@ -797,14 +798,22 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
         if a.force and not a.ship:
             raise ConfigError("--force needs --ship NAME")
         if a.resume:
-            if a.config or a.set:
-                raise ConfigError("--resume RUN trains with the config of RUN's manifest; give no --config or --set")
-            from skatsim.runs import read_manifest
+            if a.config or any(not o.startswith("train.frames=") for o in a.set):
+                raise ConfigError("--resume RUN trains with the config of RUN's manifest; give no --config, and "
+                                  "no --set but train.frames=N (a larger budget)")
+            from skatsim.runs import read_manifest, write_manifest
 
             man = read_manifest(a.resume)
             if man.get("kind") != KIND:
                 raise ConfigError(f"{a.resume!r} holds a {man.get('kind')} run, not a DMC training")
             cfg = check_config(_merge(DEFAULTS, man["config"]))
+            if a.set:  # go on past the old budget: the manifest records the new one
+                budget = load_config(None, a.set[-1:])["train"]["frames"]
+                if budget <= cfg["train"]["frames"]:
+                    raise ConfigError(f"train.frames={budget} is not above the run's budget "
+                                      f"{cfg['train']['frames']}")
+                cfg["train"]["frames"] = budget
+                write_manifest(a.resume, KIND, cfg, argv=sys.argv, status="running")
         else:
             cfg = load_config(a.config, a.set)
             if a.out:

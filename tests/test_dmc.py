@@ -240,6 +240,25 @@ def test_resume_goes_on_from_the_checkpoint(tmp_path, monkeypatch):
     assert s2["frames"] >= f1 + 500 and s2["games"] > s["games"]
 
 
+def test_resume_with_a_larger_budget_goes_on_past_a_finished_run(tmp_path, monkeypatch, capsys):
+    from experiments import train_dmc
+    from skatsim.runs import read_manifest
+
+    monkeypatch.chdir(tmp_path)
+    small = ["model.hidden=[16]", "actors.games=32", "actors.steps=40", "train.frames=600",
+             "train.batch_size=128", "eval.deals=0"]
+    s = train_dmc.train(train_dmc.load_config(None, small), progress=False)
+    run = s["run_dir"]
+    assert read_manifest(run)["status"] == "complete"
+    assert train_dmc.main(["--resume", run, "--set", "train.lr=0.1"]) == 2  # only the budget may change
+    assert train_dmc.main(["--resume", run, "--set", "train.frames=500"]) == 2  # and only upwards
+    assert "not above" in capsys.readouterr().err
+    assert train_dmc.main(["--resume", run, "--set", f"train.frames={s['frames'] + 400}", "--no-progress"]) == 0
+    m = read_manifest(run)
+    assert m["status"] == "complete" and m["config"]["train"]["frames"] == s["frames"] + 400
+    assert m["frames"] >= s["frames"] + 400 and m["games"] > s["games"]
+
+
 def test_solver_targets_label_every_legal_card_with_the_open_hand_score(tmp_path, monkeypatch):
     """targets='solver': each card-play row has, for every legal card, the mover's SF score
     of the open-hand outcome after it (the solver's verdict settled at the contract's value)."""
