@@ -542,6 +542,85 @@ def two_tricks(W, ha: int, hb: int, hc: int, leader: int) -> int:
     return va
 
 
+@njit(cache=True, inline="always")
+def _sure_trick_bound(W, ha: int, hb: int, hc: int, drel: int, rem: int, alpha: int, beta: int):
+    """``(True, bound)`` when master trumps alone answer the window of a trick's start, else
+    ``(False, 0)``. Trumps above every trump of the other side win their tricks, one trick
+    each (the defenders' two hands may put two of theirs into one trick); the other side
+    adds a card to each of those tricks, at least its cheapest ones. ``drel``: the
+    declarer's seat relative to the leader of ``ha``."""
+    tr = W[W_TRUMPS]
+    tb = W[W_TB]
+    if drel == 0:
+        hx, hd1, hd2 = ha, hb, hc
+    elif drel == 1:
+        hx, hd1, hd2 = hb, hc, ha
+    else:
+        hx, hd1, hd2 = hc, ha, hb
+    xt = hx & tr
+    dt = (hd1 | hd2) & tr
+    if dt != 0:
+        sure_d = dt & ~((2 << msb(xt)) - 1) if xt != 0 else dt
+        if sure_d != 0:
+            k1 = popcount(sure_d & hd1)
+            k2 = popcount(sure_d & hd2)
+            kd = k1 if k1 > k2 else k2
+            ub = rem - value_of(W, sure_d) - tb * kd - _cheapest(W, hx, kd)
+            if alpha >= ub:
+                return True, ub
+    if xt != 0:
+        sure_x = xt & ~((2 << msb(dt)) - 1) if dt != 0 else xt
+        if sure_x != 0:
+            kx = popcount(sure_x)
+            lb0 = value_of(W, sure_x) + tb * kx + _cheapest(W, hd1, kx) + _cheapest(W, hd2, kx)
+            if beta <= lb0:
+                return True, lb0
+    return False, 0
+
+
+@njit(cache=True, inline="always")
+def _tt_slot(W, ha: int, hb: int, hc: int, leader: int, ntr: int):
+    """``(key, tag, index)`` of a trick-start position in the table ``T``: the key holds
+    ``ha`` and the low bits of ``hb``, the tag the rest, the leader and the context; deep
+    positions (``ntr >= W_TTSPLIT``) and shallow ones have their own regions."""
+    key = ha | ((hb & _LOW31) << 32)
+    tag = (hb >> 31) | (hc << 1) | (leader << 33) | (W[W_CTX] << 35)
+    if ntr >= W[W_TTSPLIT]:
+        idx = 2 * _tt_index(ha, hb, hc, leader, W[W_TTMASK])
+    else:
+        idx = W[W_TTBASE2] + 2 * _tt_index(ha, hb, hc, leader, W[W_TTMASK2])
+    return key, tag, idx
+
+
+@njit(cache=True, inline="always")
+def _tt_probe(T, idx: int, key: int, tag: int, rem: int):
+    """``(hit, lo, hi, move)``: the stored bounds of ``V`` and best move at slot ``idx`` if
+    it holds this position, else ``(False, 0, rem, -1)``."""
+    d = T[idx + 1]
+    if T[idx] == key and (d >> TT_TAG_SHIFT) == tag:
+        return (True, d & TT_BOUND_MASK, (d >> TT_BOUND_BITS) & TT_BOUND_MASK,
+                ((d >> TT_MOVE_SHIFT) & TT_MOVE_MASK) - 1)
+    return False, 0, rem, -1
+
+
+@njit(cache=True, inline="always")
+def _tt_store(T, idx: int, key: int, tag: int, va: int, alpha: int, beta: int, lo: int, hi: int,
+              mv: int) -> None:
+    """Store the search result ``va`` of window ``(alpha, beta)`` at slot ``idx``: it narrows
+    the slot's bounds ``(lo, hi)`` (a lower bound, an upper bound, or exact) with move ``mv``."""
+    if va >= beta:
+        if va > lo:
+            lo = va
+    elif va <= alpha:
+        if va < hi:
+            hi = va
+    else:
+        lo = va
+        hi = va
+    T[idx] = key
+    T[idx + 1] = lo | (hi << TT_BOUND_BITS) | ((mv + 1) << TT_MOVE_SHIFT) | (tag << TT_TAG_SHIFT)
+
+
 @njit(cache=True)
 def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, rem: int, ntr: int,
            nfix: int, fa: int, fb: int, root: int) -> int:
@@ -581,34 +660,9 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
     bmax = drel == 1
     cmax = drel == 2
     if nfix == 0 and not inv:
-        # trumps above every trump of the other side win their tricks, one trick each
-        # (the defenders' two hands may put two of theirs into one trick); the other side
-        # adds a card to each of those tricks, at least its cheapest ones
-        tr = W[W_TRUMPS]
-        if drel == 0:
-            hx, hd1, hd2 = ha, hb, hc
-        elif drel == 1:
-            hx, hd1, hd2 = hb, hc, ha
-        else:
-            hx, hd1, hd2 = hc, ha, hb
-        xt = hx & tr
-        dt = (hd1 | hd2) & tr
-        if dt != 0:
-            sure_d = dt & ~((2 << msb(xt)) - 1) if xt != 0 else dt
-            if sure_d != 0:
-                k1 = popcount(sure_d & hd1)
-                k2 = popcount(sure_d & hd2)
-                kd = k1 if k1 > k2 else k2
-                ub = rem - value_of(W, sure_d) - tb * kd - _cheapest(W, hx, kd)
-                if alpha >= ub:
-                    return ub
-        if xt != 0:
-            sure_x = xt & ~((2 << msb(dt)) - 1) if dt != 0 else xt
-            if sure_x != 0:
-                kx = popcount(sure_x)
-                lb0 = value_of(W, sure_x) + tb * kx + _cheapest(W, hd1, kx) + _cheapest(W, hd2, kx)
-                if beta <= lb0:
-                    return lb0
+        hit, v = _sure_trick_bound(W, ha, hb, hc, drel, rem, alpha, beta)
+        if hit:
+            return v
 
     nz = ntr - ntr  # a run-time 0 (see the numba note)
     usett = nfix == 0 and ntr >= W[W_TTMIN]
@@ -619,17 +673,9 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
     tag = 0
     idx = 0
     if usett:
-        key = ha | ((hb & _LOW31) << 32)
-        tag = (hb >> 31) | (hc << 1) | (leader << 33) | (W[W_CTX] << 35)
-        if ntr >= W[W_TTSPLIT]:
-            idx = 2 * _tt_index(ha, hb, hc, leader, W[W_TTMASK])
-        else:
-            idx = W[W_TTBASE2] + 2 * _tt_index(ha, hb, hc, leader, W[W_TTMASK2])
-        d = T[idx + 1]
-        if T[idx] == key and (d >> TT_TAG_SHIFT) == tag:
-            lo = d & TT_BOUND_MASK
-            hi = (d >> TT_BOUND_BITS) & TT_BOUND_MASK
-            ttmove = ((d >> TT_MOVE_SHIFT) & TT_MOVE_MASK) - 1
+        key, tag, idx = _tt_slot(W, ha, hb, hc, leader, ntr)
+        hit, lo, hi, ttmove = _tt_probe(T, idx, key, tag, rem)
+        if hit:
             if root == 0:
                 if lo >= beta:
                     return lo
@@ -782,18 +828,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
         W[W_HIST + leader * 32 + bestmove] += ntr * ntr
 
     if usett and W[W_NODES] <= W[W_LIMIT]:
-        if va >= beta:
-            if va > lo:
-                lo = va
-        elif va <= alpha:
-            if va < hi:
-                hi = va
-        else:
-            lo = va
-            hi = va
-        mv = bestmove if bestmove >= 0 else ttmove
-        T[idx] = key
-        T[idx + 1] = lo | (hi << TT_BOUND_BITS) | ((mv + 1) << TT_MOVE_SHIFT) | (tag << TT_TAG_SHIFT)
+        _tt_store(T, idx, key, tag, va, alpha, beta, lo, hi, bestmove if bestmove >= 0 else ttmove)
     return va
 
 
