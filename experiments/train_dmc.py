@@ -572,8 +572,16 @@ def _actor_pool(cfg: dict[str, Any], address: str | None, start_round: int = 0) 
     import ray
 
     if not ray.is_initialized():
+        import signal
+
+        # ray.init installs its own SIGTERM handler, which ends the process at once: keep ours
+        # (``kill PID`` writes the checkpoint, on Ray as without it)
+        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
         ray.init(address=None if address == "local" else address, ignore_reinit_error=True,
                  num_cpus=int(cfg["actors"]["ray"]["count"]) if address == "local" else None)
+        for sig, h in handlers.items():
+            if callable(h):
+                signal.signal(sig, h)
     remote = ray.remote(num_cpus=1)(Actor)
     return [remote.remote(cfg, i, True, start_round) for i in range(int(cfg["actors"]["ray"]["count"]))], True
 

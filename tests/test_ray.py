@@ -69,3 +69,36 @@ def test_bidding_labels_on_ray_equal_local_ones(local_ray, tmp_path: Path) -> No
     generate(tmp_path / "ray", cfg, workers=2, progress=False, backend="ray")
     pd.testing.assert_frame_equal(read_labels(tmp_path / "ray"), read_labels(tmp_path / "local"))
     assert ray.is_initialized()
+
+
+def test_kill_of_a_dmc_training_on_ray_writes_the_checkpoint(tmp_path: Path) -> None:
+    """``ray.init`` installs a SIGTERM handler that ends the process at once; the training keeps
+    its own, so ``kill PID`` of a run with ``--address local`` still writes the checkpoint."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[1]
+    cmd = [sys.executable, str(root / "experiments" / "train_dmc.py"), "--address", "local", "--no-progress",
+           "--out", str(tmp_path), "--set", "model.hidden=[16]", "--set", "actors.games=16",
+           "--set", "actors.steps=20", "--set", "actors.ray.count=1", "--set", "train.frames=100000000",
+           "--set", "eval.deals=0", "--set", "checkpoint_seconds=0"]
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.time() + 120
+        while not list(tmp_path.glob("*/log.parquet")):  # a round went through: Ray is up
+            assert p.poll() is None, p.communicate()[1]
+            assert time.time() < deadline, "no training round within 120 s"
+            time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "the checkpoint is kept: resume with" in err
+    (run,) = tmp_path.glob("train_dmc*")
+    assert (run / "checkpoint.pt").is_file()  # (written every round here; the exit code is what the fix changed)
