@@ -173,6 +173,16 @@ def test_shared_agent_test():
     assert "play" in r["phases"]
 
 
+@pytest.mark.parametrize("name", ["dmc_v1", "dmc_v3", "dmc_all_v1"])
+def test_every_shipped_model_passes_the_shared_agent_test(name):
+    from agents.testing import agent_api_test
+
+    root = Path(__file__).resolve().parents[1]
+    r = agent_api_test(lambda: make_agent("dmc", model=str(root / "agents" / "models" / name)), n_deals=2,
+                       hidden_deals=1)
+    assert "play" in r["phases"]
+
+
 @pytest.mark.slow
 def test_hybrid_shared_agent_test():
     from agents.testing import agent_api_test
