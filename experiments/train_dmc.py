@@ -86,6 +86,10 @@ DEFAULTS: dict[str, Any] = {
 LEARN = ("play", "all")
 TARGETS = ("returns", "solver")
 _RUN: dict[str, str] = {}
+#: ``main``'s Ctrl-C / ``kill`` handler defers a signal that arrives while a checkpoint is being
+#: written (``saving``) to the end of that write (``pending``): a half-written save (a module
+#: half imported, a file half moved) would break the save the interruption then makes.
+_SIGNALS = {"saving": False, "pending": False}
 
 
 class ConfigError(ValueError):
@@ -636,17 +640,25 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
     phases = _phases(cfg)
     eval_model = run / "eval" / "model"
 
-    def save(final: bool = False) -> None:
-        with atomic_path(ck_path) as tmp:
-            torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "frames": frames, "games": games,
-                        "rounds": rounds, "seconds": seconds,
-                        "next_eval": next_eval if math.isfinite(next_eval) else -1.0}, tmp)
-        save_checkpoint(net, run / "model", phases=phases, **_model_meta(cfg, frames, games, seconds))
-        if log:
-            df = pd.DataFrame(log)
-            with atomic_path(run / "log.parquet") as tmp:
-                df.to_parquet(tmp)
-            plot_curve(df, run / "curve.png", f"DMC ({cfg['learn']}) vs {cfg['eval']['opponent']}")
+    def save(final: bool = False, interrupted: bool = False) -> None:
+        _SIGNALS["saving"] = True
+        try:
+            with atomic_path(ck_path) as tmp:
+                torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "frames": frames, "games": games,
+                            "rounds": rounds, "seconds": seconds,
+                            "next_eval": next_eval if math.isfinite(next_eval) else -1.0}, tmp)
+            save_checkpoint(net, run / "model", phases=phases, **_model_meta(cfg, frames, games, seconds))
+            if log:
+                df = pd.DataFrame(log)
+                with atomic_path(run / "log.parquet") as tmp:
+                    df.to_parquet(tmp)
+                plot_curve(df, run / "curve.png", f"DMC ({cfg['learn']}) vs {cfg['eval']['opponent']}")
+        finally:
+            _SIGNALS["saving"] = False
+        if _SIGNALS["pending"]:
+            _SIGNALS["pending"] = False
+            if not interrupted:  # the signal that came during the write: stop now, the save is whole
+                raise KeyboardInterrupt
 
     held: dict[str, np.ndarray] = {}
 
@@ -749,7 +761,7 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
                         **{f"eval_{k}": v for k, v in r.items()}})
         save(final=True)
     except KeyboardInterrupt:
-        save()
+        save(interrupted=True)
         raise
     from skatsim.runs import read_manifest
 
@@ -842,9 +854,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
     import signal
 
     def _stop(signum: int, frame: Any) -> None:
+        if _SIGNALS["saving"]:  # finish the checkpoint first (see _SIGNALS)
+            _SIGNALS["pending"] = True
+            return
         raise KeyboardInterrupt
 
-    old = signal.signal(signal.SIGINT, signal.default_int_handler)  # also in a background job (nohup ... &)
+    _SIGNALS.update(saving=False, pending=False)
+    old = signal.signal(signal.SIGINT, _stop)  # Ctrl-C, also in a background job (nohup ... &)
     old_term = signal.signal(signal.SIGTERM, _stop)  # kill PID: the checkpoint is written, as with Ctrl-C
     try:
         s = train(cfg, resume=a.resume, address=a.address, progress=not a.no_progress)

@@ -269,6 +269,40 @@ def test_resume_with_a_larger_budget_goes_on_past_a_finished_run(tmp_path, monke
     assert m["frames"] >= s["frames"] + 400 and m["games"] > s["games"]
 
 
+def test_a_kill_during_a_checkpoint_write_waits_for_the_write(tmp_path, monkeypatch, capsys):
+    """SIGTERM while ``save`` writes (here: inside the curve plot) is deferred to the end of
+    the write; then the run stops with a whole checkpoint and resumes from it."""
+    import os
+    import signal
+
+    from experiments import train_dmc
+
+    monkeypatch.chdir(tmp_path)
+    real = train_dmc.plot_curve
+    sent: list[int] = []
+    done: list[int] = []
+
+    def plot_and_get_killed(*args, **kw):
+        if not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGTERM)  # arrives in the middle of the write
+        real(*args, **kw)
+        done.append(1)
+
+    monkeypatch.setattr(train_dmc, "plot_curve", plot_and_get_killed)
+    args = ["--no-progress", "--set", "model.hidden=[16]", "--set", "actors.games=16", "--set", "actors.steps=20",
+            "--set", "train.frames=100000000", "--set", "eval.deals=0", "--set", "checkpoint_seconds=0"]
+    assert train_dmc.main(args) == 130
+    assert "the checkpoint is kept" in capsys.readouterr().err
+    assert len(done) == 2  # the write the signal came into went to its end, then the interrupted run's save
+    (run,) = tmp_path.glob("runs/train_dmc*")
+    assert (run / "checkpoint.pt").is_file() and (run / "curve.png").is_file()
+    assert signal.getsignal(signal.SIGTERM) is not None and not train_dmc._SIGNALS["saving"]
+    import torch
+
+    assert int(torch.load(run / "checkpoint.pt", weights_only=True)["frames"]) > 0
+
+
 def test_solver_targets_label_every_legal_card_with_the_open_hand_score(tmp_path, monkeypatch):
     """targets='solver': each card-play row has, for every legal card, the mover's SF score
     of the open-hand outcome after it (the solver's verdict settled at the contract's value)."""
