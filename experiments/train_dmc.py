@@ -817,6 +817,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
     try:
         if a.force and not a.ship:
             raise ConfigError("--force needs --ship NAME")
+        if a.ship:
+            _check_ship_name(a.ship, a.force)
         if a.resume:
             if a.config or any(not o.startswith("train.frames=") for o in a.set):
                 raise ConfigError("--resume RUN trains with the config of RUN's manifest; give no --config, and "
@@ -834,21 +836,16 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
                                       f"{cfg['train']['frames']}")
                 cfg["train"]["frames"] = budget
                 write_manifest(a.resume, KIND, cfg, argv=sys.argv, status="running")
-        else:
-            cfg = load_config(a.config, a.set)
-            if a.out:
-                cfg["out"]["runs_dir"] = a.out
-        if a.ship:
-            _check_ship_name(a.ship, a.force)
-        if a.resume and (Path(a.resume) / "manifest.json").is_file():
-            from skatsim.runs import read_manifest
-
-            if read_manifest(a.resume).get("status") == "complete":
+            elif man.get("status") == "complete":
                 print(f"{a.resume} is a finished training", file=sys.stderr)
                 if a.ship:
                     print(f"model shipped to {ship(a.resume, a.ship, force=a.force)}")
                 return 0
-    except (ConfigError, FileExistsError, FileNotFoundError) as e:
+        else:
+            cfg = load_config(a.config, a.set)
+            if a.out:
+                cfg["out"]["runs_dir"] = a.out
+    except (ValueError, FileExistsError, FileNotFoundError) as e:  # ConfigError, or no run directory
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     import signal

@@ -260,6 +260,8 @@ def test_resume_with_a_larger_budget_goes_on_past_a_finished_run(tmp_path, monke
     s = train_dmc.train(train_dmc.load_config(None, small), progress=False)
     run = s["run_dir"]
     assert read_manifest(run)["status"] == "complete"
+    assert train_dmc.main(["--resume", str(tmp_path / "no_such_run")]) == 2  # a message, no traceback
+    assert "not a skatsim run directory" in capsys.readouterr().err
     assert train_dmc.main(["--resume", run, "--set", "train.lr=0.1"]) == 2  # only the budget may change
     assert train_dmc.main(["--resume", run, "--set", "train.frames=500"]) == 2  # and only upwards
     assert "not above" in capsys.readouterr().err

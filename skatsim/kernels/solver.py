@@ -543,6 +543,17 @@ def two_tricks(W, ha: int, hb: int, hc: int, leader: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def _rotate(a: int, b: int, c: int, k: int):
+    """The three hands ``a, b, c`` (in seat order from some seat) from the ``k``-th of them on
+    (``k`` in 0..2): ``(a, b, c)``, ``(b, c, a)`` or ``(c, a, b)``."""
+    if k == 0:
+        return a, b, c
+    if k == 1:
+        return b, c, a
+    return c, a, b
+
+
+@njit(cache=True, inline="always")
 def _sure_trick_bound(W, ha: int, hb: int, hc: int, drel: int, rem: int, alpha: int, beta: int):
     """``(True, bound)`` when master trumps alone answer the window of a trick's start, else
     ``(False, 0)``. Trumps above every trump of the other side win their tricks, one trick
@@ -551,12 +562,7 @@ def _sure_trick_bound(W, ha: int, hb: int, hc: int, drel: int, rem: int, alpha: 
     declarer's seat relative to the leader of ``ha``."""
     tr = W[W_TRUMPS]
     tb = W[W_TB]
-    if drel == 0:
-        hx, hd1, hd2 = ha, hb, hc
-    elif drel == 1:
-        hx, hd1, hd2 = hb, hc, ha
-    else:
-        hx, hd1, hd2 = hc, ha, hb
+    hx, hd1, hd2 = _rotate(ha, hb, hc, drel)
     xt = hx & tr
     dt = (hd1 | hd2) & tr
     if dt != 0:
@@ -789,12 +795,7 @@ def search(W, T, ha: int, hb: int, hc: int, leader: int, alpha: int, beta: int, 
                 nl = leader + w
                 if nl >= 3:
                     nl -= 3
-                if w == 0:
-                    x, y, z = ha2, hb2, hc2
-                elif w == 1:
-                    x, y, z = hb2, hc2, ha2
-                else:
-                    x, y, z = hc2, ha2, hb2
+                x, y, z = _rotate(ha2, hb2, hc2, w)
                 ac, bc = _narrow(vc, ab, bb, cmax)
                 crem = rem - pts - tb
                 if ntr == 2:
