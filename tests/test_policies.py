@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from numba import njit
 
 from skatsim import SkatRules, SkatState, simulate
 from skatsim.state import random_game as play_random_game
@@ -96,3 +97,43 @@ def test_rows_do_not_depend_on_workers_with_mixed_seats() -> None:
     one = simulate(3000, policy=spec, seed=12, workers=1)
     two = simulate(3000, policy=spec, seed=12, workers=2, chunk_size=777)
     assert one.equals(two)
+
+
+@njit(cache=False)
+def _masked_in_place(st, seat, out):
+    """``mask_in_place``'s view copied into ``out``, then ``unmask``."""
+    saved = G.mask_in_place(st, seat)
+    out[:] = st
+    G.unmask(st, saved)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_mask_in_place_is_the_view_and_unmask_restores(seed: int) -> None:
+    """The batch engine's in-place mask (its built-in seats' view) is field for field
+    ``mask_view``'s view, for every seat and phase, and ``unmask`` restores the state."""
+    rules = SkatRules(ramsch=seed % 3 == 0, kontra=seed % 2 == 1)
+    s = play_random_game(900 + seed, rules, max_moves=random.Random(seed).randrange(0, 60))
+    for seat in range(3):
+        st = s._st.copy()
+        got = np.empty(G.N_FIELDS, dtype=np.int64)
+        _masked_in_place(st, seat, got)
+        np.testing.assert_array_equal(got, _view(s, seat))
+        np.testing.assert_array_equal(st, s._st)
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+@pytest.mark.parametrize("seed", range(40))
+def test_builtin_policies_never_write_to_their_view(name: str, seed: int) -> None:
+    """What lets the batch engine hand a built-in policy the state masked in place."""
+    rules = SkatRules(ramsch=seed % 3 == 0, kontra=seed % 2 == 1)
+    s = play_random_game(700 + seed, rules, max_moves=random.Random(seed).randrange(0, 60))
+    if s.is_terminal():
+        return
+    p = s.current_player()
+    pid, _, defaults = BUILTIN[name]
+    params = np.zeros(PARAMS_SIZE)
+    params[:len(defaults)] = defaults
+    v = _view(s, p)
+    before = v.copy()
+    policy_act(pid, v, p, params, 77)
+    np.testing.assert_array_equal(v, before)

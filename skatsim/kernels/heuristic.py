@@ -253,6 +253,34 @@ def _build_hand_tables():
 
 
 _SV_SUIT, _SV_GRAND, _VOIDISH, _TV_SUIT, _TOPRUN, _NULL_BAD, _JV_SUIT, _JV_GRAND = _build_hand_tables()
+
+
+def _drop_table(t: np.ndarray) -> np.ndarray:
+    """``t[b & ~(1 << r)] - t[b]`` at index ``8 * b + r`` (b a 7-bit suit byte, r a rank):
+    the change of a per-suit value when rank ``r`` leaves the suit (the discard tables)."""
+    b = np.arange(128)[:, None]
+    r = np.arange(8)[None, :]
+    return _ro((t[b & ~(1 << r)] - t[b]).reshape(-1))
+
+
+_DROP_SV_SUIT, _DROP_SV_GRAND, _DROP_VOIDISH = (_drop_table(t) for t in (_SV_SUIT, _SV_GRAND, _VOIDISH))
+
+
+def _null_drop_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Per 8-bit suit byte ``b``: the best null discard of the suit by :func:`greedy_discard`'s
+    value (unsafe cards removed x 100 + null strength) and its rank (the lowest on ties)."""
+    val = np.full(256, -np.inf)
+    rank = np.full(256, -1, dtype=np.int64)
+    for b in range(1, 256):
+        for r in range(8):
+            if b >> r & 1:
+                v = float(_NULL_BAD[b] - _NULL_BAD[b & ~(1 << r)]) * 100.0 + float(_STR[NULL * 32 + r])
+                if v > val[b]:
+                    val[b], rank[b] = v, r
+    return _ro(val), _ro(rank)
+
+
+_NULL_DROP_VAL, _NULL_DROP_RANK = _null_drop_tables()
 # top-run of the jacks (CJ, CJ+SJ, ...) by 4-bit jack index, and its length
 _JRUN = _ro(np.array([1 if (j == 0 or (j >> 3) & 1 and all(((j >> k) & 1) <= ((j >> (k + 1)) & 1)
                                                            for k in range(3))) else 0
@@ -286,16 +314,9 @@ def _mat(h, g):
     return n if seq == 0 else n - 1 - msb(seq)
 
 
-@njit(cache=True, _nrt=False)
-def suit_strength(h, t, seat, params):
-    """Strength points of hand ``h`` for a suit game with trump suit ``t`` (0 D .. 3 C).
-
-    Jacks (1.25 .. 1.8, +0.2 for CJ+SJ), trump-suit cards (A 1.15, 10 1.05, K 0.95,
-    others 0.85), ``trump_length`` per trump beyond four (-0.8 per trump short of four),
-    side suits from the table (ace 1, ace-ten +0.8, guarded ten +0.3, bare ten -0.4, long
-    side suits lose), voids and singletons worth ``void_bonus`` with five or more trumps,
-    and ``forehand_bonus`` for seat 0.
-    """
+@njit(cache=True, inline='always')
+def _suit_strength(h, t, seat, params):
+    """The body of :func:`suit_strength`, inlined into this module's callers."""
     j = _jacks4(h)
     tb = (h >> (8 * t)) & 0x7F
     nt = popcount(j) + popcount(tb)
@@ -315,18 +336,37 @@ def suit_strength(h, t, seat, params):
 
 
 @njit(cache=True, _nrt=False)
-def grand_strength(h, seat, params):
-    """Strength points of ``h`` for grand: jacks (1.6 .. 2.4, +0.5 CJ+SJ, +0.5 all four,
-    -1.5 per jack short of two),
-    side suits from the grand table (ace 1.2, ace-ten +1, A-10-K +0.5 and +0.6 per further
-    card, guarded ten +0.35, bare ten -0.6, -0.1 per card of a suit without its ace) and
-    ``grand_forehand`` for seat 0; ``grand_offset`` is subtracted (grand is harder)."""
+def suit_strength(h, t, seat, params):
+    """Strength points of hand ``h`` for a suit game with trump suit ``t`` (0 D .. 3 C).
+
+    Jacks (1.25 .. 1.8, +0.2 for CJ+SJ), trump-suit cards (A 1.15, 10 1.05, K 0.95,
+    others 0.85), ``trump_length`` per trump beyond four (-0.8 per trump short of four),
+    side suits from the table (ace 1, ace-ten +0.8, guarded ten +0.3, bare ten -0.4, long
+    side suits lose), voids and singletons worth ``void_bonus`` with five or more trumps,
+    and ``forehand_bonus`` for seat 0.
+    """
+    return _suit_strength(h, t, seat, params)
+
+
+@njit(cache=True, inline='always')
+def _grand_strength(h, seat, params):
+    """The body of :func:`grand_strength`, inlined into this module's callers."""
     s = _JV_GRAND[_jacks4(h)] - params[P_GRAND]
     for u in range(4):
         s += _SV_GRAND[(h >> (8 * u)) & 0x7F]
     if seat == 0:
         s += params[P_GFH]
     return s
+
+
+@njit(cache=True, _nrt=False)
+def grand_strength(h, seat, params):
+    """Strength points of ``h`` for grand: jacks (1.6 .. 2.4, +0.5 CJ+SJ, +0.5 all four,
+    -1.5 per jack short of two),
+    side suits from the grand table (ace 1.2, ace-ten +1, A-10-K +0.5 and +0.6 per further
+    card, guarded ten +0.35, bare ten -0.6, -0.1 per card of a suit without its ace) and
+    ``grand_forehand`` for seat 0; ``grand_offset`` is subtracted (grand is harder)."""
+    return _grand_strength(h, seat, params)
 
 
 @njit(cache=True, _nrt=False)
@@ -389,18 +429,24 @@ def _strengths(h, seat, params):
     return out0, out1, out2, out3, sg
 
 
+@njit(cache=True, inline='always')
+def _game_chance(h, g, seat, params, extra, pickup):
+    """The body of :func:`game_chance`, inlined into this module's callers."""
+    if g == GRAND:
+        s = _grand_strength(h, seat, params)
+    else:
+        s = _suit_strength(h, g, seat, params)
+    if pickup:
+        return _logistic((s + extra + params[P_GAIN] - params[P_T]) / params[P_PSCALE])
+    return _logistic((s + extra - params[P_T]) / params[P_SCALE])
+
+
 @njit(cache=True, _nrt=False)
 def game_chance(h, g, seat, params, extra, pickup):
     """Winning chance of ten cards ``h`` in game ``g`` (0..4) with ``extra`` strength
     points (pushed skat points). ``pickup``: before the pickup (bidding, skat decision),
     with ``pickup_gain`` and the wider ``pickup_scale``; else the cards are the final ones."""
-    if g == GRAND:
-        s = grand_strength(h, seat, params)
-    else:
-        s = suit_strength(h, g, seat, params)
-    if pickup:
-        return _logistic((s + extra + params[P_GAIN] - params[P_T]) / params[P_PSCALE])
-    return _logistic((s + extra - params[P_T]) / params[P_SCALE])
+    return _game_chance(h, g, seat, params, extra, pickup)
 
 
 @njit(cache=True, inline='always')
@@ -859,18 +905,29 @@ def _ramsch_play(view, me, hand, legal, out, n):
     return _min_of(B, _STR, off)
 
 
+@njit(cache=True, inline='always')
+def _legal_cards(view, me):
+    """The mover's legal cards in phase PH_PLAY (``legal_set``'s mask, from the view)."""
+    hand = view[G.F_HAND0 + me]
+    if view[G.F_NCARDS] > 0:
+        f = hand & _FOL[view[G.F_GAME] * 32 + view[G.F_TRICK0]]
+        return f if f != 0 else hand
+    return hand
+
+
 @njit(cache=True, _nrt=False)
 def card_decision(view, me, params):
     """The card to play (phase PH_PLAY) for every contract and seat role."""
+    return _card_decision(view, me, params, _legal_cards(view, me))
+
+
+@njit(cache=True, _nrt=False)
+def _card_decision(view, me, params, legal):
+    """:func:`card_decision` given the mover's ``legal`` cards (:func:`_legal_cards`)."""
     g = view[G.F_GAME]
     d = view[G.F_DECLARER]
     hand = view[G.F_HAND0 + me]
     n = view[G.F_NCARDS]
-    if n > 0:
-        f = hand & _FOL[g * 32 + view[G.F_TRICK0]]
-        legal = f if f != 0 else hand
-    else:
-        legal = hand
     if legal & (legal - 1) == 0:
         return lsb(legal)
     known = hand | view[G.F_PLAYED0] | view[G.F_PLAYED1] | view[G.F_PLAYED2] | view[G.F_SKAT]
@@ -912,27 +969,27 @@ def _bid_from_limit(view, me, limit):
 
 
 @njit(cache=True, _nrt=False)
-def _best_plain(h, seat, params, bid, hand, matcards):
-    """Best suit/grand game of ``h`` at ``bid``: ``(game, expected score, chance)``;
-    hand games count one more level. ``matcards``: the cards that fix the matadors."""
-    best_g = -1
-    best_ev = -1e18
+def _best_plain(h, seat, params, bid):
+    """Best suit/grand game of the ten cards ``h`` at ``bid``, after a pickup and as a hand
+    game (one more level), in one pass over the five games (strengths and matadors shared):
+    ``(expected score after a pickup, expected score and chance of the best hand game)``."""
+    best_pick = -1e18
+    best_hand = -1e18
     best_p = 0.0
     st = _strengths(h, seat, params)
-    if hand:
-        off, sc = 0.0, params[P_SCALE]
-    else:
-        off, sc = params[P_GAIN], params[P_PSCALE]
     for g in range(5):
         if g == GRAND and params[P_NOGRAND] != 0.0:
             continue
-        p = _logistic((st[g] + off - params[P_T]) / sc)
-        ev = _ev(p, g, HAND_GAME if hand else 0, _mat(matcards, g), bid)
-        if ev > best_ev:
-            best_ev = ev
-            best_g = g
+        m = _mat(h, g)
+        ev = _ev(_logistic((st[g] + params[P_GAIN] - params[P_T]) / params[P_PSCALE]), g, 0, m, bid)
+        if ev > best_pick:
+            best_pick = ev
+        p = _logistic((st[g] + 0.0 - params[P_T]) / params[P_SCALE])
+        ev = _ev(p, g, HAND_GAME, m, bid)
+        if ev > best_hand:
+            best_hand = ev
             best_p = p
-    return best_g, best_ev, best_p
+    return best_pick, best_hand, best_p
 
 
 @njit(cache=True, _nrt=False)
@@ -943,8 +1000,7 @@ def skat_decision(view, me, params):
     if params[P_NOHAND] != 0.0:
         return PICKUP
     bid = view[G.F_BID]
-    _, ev_pick, _ = _best_plain(h, me, params, bid, 0, h)
-    g_h, ev_hand, p_hand = _best_plain(h, me, params, bid, 1, h)
+    ev_pick, ev_hand, p_hand = _best_plain(h, me, params, bid)
     if params[P_NONULL] == 0.0:
         bad = null_bad(h)
         p_np = _null_pick_chance(bad, False, params)
@@ -961,27 +1017,17 @@ def skat_decision(view, me, params):
     return PICKUP
 
 
-@njit(cache=True, _nrt=False)
-def greedy_discard(h, g, params):
-    """The card a declarer planning game ``g`` discards next from ``h``.
-
-    Suit / grand: never a trump (unless only trumps are left): the side card whose removal
-    improves the side-suit value most (voids, bare tens) plus ``skat_points`` per point
-    saved. Null: the card whose removal cuts the unsafe count most, the highest on ties.
-    """
-    if g == NULL:
+@njit(cache=True, inline='always')
+def _greedy_discard(h, g, params):
+    """The body of :func:`greedy_discard`, inlined into this module's callers."""
+    if g == NULL:  # the best card of each suit from the table, the lowest card on ties
         best = -1
         bv = -1e18
-        m = h
-        while m:
-            c = lsb(m)
-            m &= m - 1
-            u = c >> 3
+        for u in range(4):
             b = (h >> (8 * u)) & 0xFF
-            v = float(_NULL_BAD[b] - _NULL_BAD[b & ~(1 << (c & 7))]) * 100.0 + _STR[NULL * 32 + c]
-            if v > bv:
-                bv = v
-                best = c
+            if b != 0 and _NULL_DROP_VAL[b] > bv:
+                bv = _NULL_DROP_VAL[b]
+                best = 8 * u + _NULL_DROP_RANK[b]
         return best
     tm = _TRUMP[g]
     cand = h & ~tm
@@ -996,18 +1042,27 @@ def greedy_discard(h, g, params):
     while m:
         c = lsb(m)
         m &= m - 1
-        u = c >> 3
-        b = (h >> (8 * u)) & 0x7F
-        b2 = b & ~(1 << (c & 7))
+        i = (((h >> (c & 0x18)) & 0x7F) << 3) | (c & 7)  # 8 * (the card's suit byte) + its rank
         if g == GRAND:
-            v = _SV_GRAND[b2] - _SV_GRAND[b]
+            v = _DROP_SV_GRAND[i]
         else:
-            v = _SV_SUIT[b2] - _SV_SUIT[b] + vb * (_VOIDISH[b2] - _VOIDISH[b])
+            v = _DROP_SV_SUIT[i] + vb * _DROP_VOIDISH[i]
         v += wp * _PTS[c]
         if v > bv:
             bv = v
             best = c
     return best
+
+
+@njit(cache=True, _nrt=False)
+def greedy_discard(h, g, params):
+    """The card a declarer planning game ``g`` discards next from ``h``.
+
+    Suit / grand: never a trump (unless only trumps are left): the side card whose removal
+    improves the side-suit value most (voids, bare tens) plus ``skat_points`` per point
+    saved. Null: the card whose removal cuts the unsafe count most, the highest on ties.
+    """
+    return _greedy_discard(h, g, params)
 
 
 @njit(cache=True, _nrt=False)
@@ -1043,7 +1098,7 @@ def _plan_after_pickup(view, me, params, k):
         hh = h
         first = -1
         for _ in range(k):
-            c = greedy_discard(hh, g, params)
+            c = _greedy_discard(hh, g, params)
             if first < 0:
                 first = c
             hh &= ~(1 << c)
@@ -1055,7 +1110,7 @@ def _plan_after_pickup(view, me, params, k):
                 ev = _ev(_null_chance(bad, False, False, params), NULL, 0, 0, bid)
             ev = max(ev, _ev(_null_chance(bad, False, True, params), NULL, OUVERT, 0, bid))
         else:
-            p = game_chance(hh, g, me, params, params[P_SKATPTS] * (
+            p = _game_chance(hh, g, me, params, params[P_SKATPTS] * (
                 card_points(skat & ~_JACKS)), False)
             ev = _ev(p, g, 0, _mat(all12, g), bid)
         if ev > best_ev:
@@ -1127,9 +1182,9 @@ def declare_decision(view, me, params):
         if g == GRAND and params[P_NOGRAND] != 0.0:
             continue
         if g == GRAND:
-            s = grand_strength(h, me, params)
+            s = _grand_strength(h, me, params)
         else:
-            s = suit_strength(h, g, me, params)
+            s = _suit_strength(h, g, me, params)
         x = (s + extra - params[P_T]) / params[P_SCALE]
         m = _mat(all12, g)
         ev = _ev(_logistic(x), g, hf, m, bid)
@@ -1197,7 +1252,8 @@ def kontra_decision(view, me, params):
 def without_view(st, seat, params, limits):
     """The rule-based action for ``seat`` where it needs no view, read from the true state
     ``st``, else -1 (then call :func:`rule_based_policy` on the view). The same action as
-    the policy's, and its ``rng`` is untouched. For the batch engine:
+    the policy's, and its ``rng`` is untouched. ``params``: the three seats' parameter rows.
+    For the batch engine:
 
     - card play (not ``random_cards``): the mover's only legal card;
     - bidding (not ``random_bidding``): :func:`bid_decision` with the seat's
@@ -1208,13 +1264,13 @@ def without_view(st, seat, params, limits):
     """
     ph = st[G.F_PHASE]
     if ph == G.PH_PLAY:
-        if params[P_RANDOM] != 0.0:
+        if params[seat, P_RANDOM] != 0.0:
             return -1
         _, legal, _ = G.legal_set(st)
         return lsb(legal) if legal & (legal - 1) == 0 else -1
-    if ph == G.PH_BID and params[P_RANDBID] == 0.0:
+    if ph == G.PH_BID and params[seat, P_RANDBID] == 0.0:
         if limits[seat] < 0:
-            limits[seat] = bid_limit(st[G.F_HAND0 + seat], seat, params)
+            limits[seat] = bid_limit(st[G.F_HAND0 + seat], seat, params[seat])
         return _legal_or_lowest(st, _bid_from_limit(st, seat, limits[seat]))
     return -1
 
@@ -1249,7 +1305,9 @@ def rule_based_policy(view, seat, params, rng):
     if ph == G.PH_PLAY:
         if params[P_RANDOM] != 0.0:
             return G.random_action(view, rng)
-        a = card_decision(view, seat, params)
+        legal = _legal_cards(view, seat)  # once, for the decision and for the check
+        a = _card_decision(view, seat, params, legal)
+        return (a if 0 <= a < 32 and (legal >> a) & 1 else lsb(legal)), rng
     elif ph != G.PH_KONTRA and params[P_RANDBID] != 0.0:
         return G.random_action(view, rng)
     elif ph == G.PH_BID:

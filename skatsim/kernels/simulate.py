@@ -30,7 +30,11 @@ any parameters, costs no compilation. Any other jitted policy runs through
 :func:`run_chunk_generic` (compiled on first use, not cached; its serial twin
 :func:`run_chunk_generic_serial` compiles faster for small runs). The uniformly random
 policy reads the true vector directly (``legal_set`` depends only on the mover's cards and
-public fields), which saves the view copy on the fastest path.
+public fields), which saves the view copy on the fastest path. The built-in policies get
+the state vector itself masked in place (:func:`skatsim.kernels.game.mask_in_place`, the
+same fields as ``mask_view``; they never write to their view, which the tests check), and
+a rule-based seat's forced cards and limit bids are decided before that
+(:func:`skatsim.kernels.heuristic.without_view`): a user's policy gets its own copy.
 """
 
 from __future__ import annotations
@@ -100,23 +104,19 @@ def random_policy(view, seat, params, rng):
 
 
 @njit(cache=True, _nrt=False)
-def _builtin_act(st, p, view, pid, params, rng, limits):
-    """Seat ``p``'s masked view and built-in policy ``pid``'s action on it: ``(action, rng)``.
+def _builtin_act(st, p, pid, params, rng):
+    """Built-in policy ``pid``'s action for seat ``p``: ``(action, rng)``. Its view is ``st``
+    itself, masked in place for the call (:func:`skatsim.kernels.game.mask_in_place`: the
+    built-in policies never write to their view), so no 52-field copy per decision.
 
     A called function, not inlined, compiled without reference counting (``_nrt=False``;
-    it allocates nothing): inlined into the deal loop, the view copy and the policy's array
-    arguments cost several atomic reference-count updates per decision.
-
-    The rule-based player skips the view where it needs none (a forced card; a bid from its
-    limit, computed once per deal and seat into the scratch ``limits``):
-    :func:`skatsim.kernels.heuristic.without_view`, the same action.
+    it allocates nothing): inlined into the deal loop, the policy's array arguments cost
+    several atomic reference-count updates per decision.
     """
-    if pid == POLICY_RULE_BASED:
-        a = without_view(st, p, params[p], limits)
-        if a >= 0:
-            return a, rng
-    G.mask_view(st, p, view)
-    return act(pid, view, p, params[p], rng)
+    saved = G.mask_in_place(st, p)
+    a, rng = act(pid, st, p, params[p], rng)
+    G.unmask(st, saved)
+    return a, rng
 
 
 @njit(inline='always')
@@ -148,7 +148,11 @@ def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions,
             G.mask_view(st, p, view)
             a, rngs[p] = custom(view, p, params[p], rngs[p])
         else:
-            a, rngs[p] = _builtin_act(st, p, view, pid, params, rngs[p], limits)
+            a = -1
+            if pid == POLICY_RULE_BASED:  # a forced card or a bid from the kept limit: no view
+                a = without_view(st, p, params, limits)
+            if a < 0:
+                a, rngs[p] = _builtin_act(st, p, pid, params, rngs[p])
         if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
             return -(n + 1)
         G.apply_action(st, a)
