@@ -87,11 +87,10 @@ def _deal(st, rng, nact, deal_seed, i, options) -> None:
 
 
 @njit(cache=True)
-def _autoplay(st, view, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i) -> None:
+def _autoplay(st, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i) -> None:
     """Play game ``i``'s compiled seats until a caller's seat is to move or the game ends
     (the loop of ``kernels.simulate.play_deal``: the same draws from the same streams)."""
     s = st[i]
-    v = view[i]
     k = nact[i]
     while s[G.F_PHASE] != G.PH_DONE:
         p = s[G.F_PLAYER]
@@ -102,9 +101,10 @@ def _autoplay(st, view, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i) ->
         r = rng[i, p]
         if pid == POLICY_RANDOM:
             a, r = G.random_action(s, r)
-        else:
-            G.mask_view(s, p, v)
-            a, r = act(pid, v, p, pol_params[c], r)
+        else:  # a built-in policy: its view is the row masked in place (no 52-field copy)
+            saved = G.mask_in_place(s, p)
+            a, r = act(pid, s, p, pol_params[c], r)
+            G.unmask(s, saved)
         rng[i, p] = r
         hist[i, k] = a
         hmeta[i, k] = p | (s[G.F_PHASE] << 2)
@@ -208,7 +208,7 @@ def _apply_one(st, view, actions, deal_seed, deal_index, serial, kind, rng, hist
     hmeta[i, k] = p | (s_[G.F_PHASE] << 2)
     nact[i] = k + 1
     G.apply_action(s_, a)
-    _autoplay(st, view, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
+    _autoplay(st, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
     if s_[G.F_PHASE] == G.PH_DONE:
         _finish(st, rbuf, results, deal_index, deal_seed, nact, kind, rew, done, i, rec, bseat, brtg, bfill, bstart)
 
@@ -238,7 +238,7 @@ def _refresh_one(st, view, deal_seed, options, auto_reset, rng, hist, hmeta, nac
         for j in range(k):
             last_hist[i, j] = hist[i, j]
         _deal(st, rng, nact, deal_seed, i, options)
-        _autoplay(st, view, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
+        _autoplay(st, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
     _emit(st, view, obs, mask, to_move, i)
 
 
@@ -287,7 +287,7 @@ def reset_kernel(games, st, view, deal_seed, deal_index, serial, options, kind,
         if rec:
             bfill[i] = bstart[i]
         _deal(st, rng, nact, deal_seed, i, options)
-        _autoplay(st, view, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
+        _autoplay(st, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
         if st[i, G.F_PHASE] == G.PH_DONE:
             _finish(st, rbuf, results, deal_index, deal_seed, nact, kind, rew, done, i,
                     rec, bseat, brtg, bfill, bstart)
