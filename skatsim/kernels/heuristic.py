@@ -1249,25 +1249,42 @@ def kontra_decision(view, me, params):
 
 # ----------------------------------------------------------------------------- entry point
 @njit(cache=True, inline='always')
-def without_view(st, seat, params, limits):
-    """The rule-based action for ``seat`` where it needs no view, read from the true state
-    ``st``, else -1 (then call :func:`rule_based_policy` on the view). The same action as
-    the policy's, and its ``rng`` is untouched. ``params``: the three seats' parameter rows.
-    For the batch engine:
+def _checked_card(a, legal):
+    """``a`` if it is one of the ``legal`` cards, else the lowest legal card."""
+    return a if 0 <= a < 32 and (legal >> a) & 1 else lsb(legal)
 
-    - card play (not ``random_cards``): the mover's only legal card;
+
+@njit(cache=True, _nrt=False)
+def _card_in_place(st, seat, params, legal):
+    """:func:`rule_based_policy`'s card for ``seat`` decided on ``st`` masked in place
+    (:func:`skatsim.kernels.game.mask_in_place`: the seat's view), restored after."""
+    saved = G.mask_in_place(st, seat)
+    a = _card_decision(st, seat, params, legal)
+    G.unmask(st, saved)
+    return _checked_card(a, legal)
+
+
+@njit(cache=True, inline='always')
+def on_state(st, seat, params, limits):
+    """The rule-based action for ``seat`` taken on the true state ``st`` by the batch engine,
+    else -1 (then call :func:`rule_based_policy` on the seat's view). The same action as the
+    policy's, and its ``rng`` is untouched. ``params``: the three seats' parameter rows.
+
+    - card play (not ``random_cards``): the mover's only legal card, else the card decision
+      on ``st`` masked in place for the call (the seat sees only its view);
     - bidding (not ``random_bidding``): :func:`bid_decision` with the seat's
       :func:`bid_limit` kept in ``limits[seat]`` (int64 scratch, -1 at the start of a deal:
-      the limit depends only on the seat's ten cards and ``params``).
-
-    Reads only the mover's hand and public fields, which its view shows too.
+      the limit depends only on the seat's ten cards and ``params``), which reads only the
+      mover's hand and public fields.
     """
     ph = st[G.F_PHASE]
     if ph == G.PH_PLAY:
         if params[seat, P_RANDOM] != 0.0:
             return -1
-        _, legal, _ = G.legal_set(st)
-        return lsb(legal) if legal & (legal - 1) == 0 else -1
+        legal = _legal_cards(st, seat)
+        if legal & (legal - 1) == 0:
+            return lsb(legal)
+        return _card_in_place(st, seat, params[seat], legal)
     if ph == G.PH_BID and params[seat, P_RANDBID] == 0.0:
         if limits[seat] < 0:
             limits[seat] = bid_limit(st[G.F_HAND0 + seat], seat, params[seat])
@@ -1306,8 +1323,7 @@ def rule_based_policy(view, seat, params, rng):
         if params[P_RANDOM] != 0.0:
             return G.random_action(view, rng)
         legal = _legal_cards(view, seat)  # once, for the decision and for the check
-        a = _card_decision(view, seat, params, legal)
-        return (a if 0 <= a < 32 and (legal >> a) & 1 else lsb(legal)), rng
+        return _checked_card(_card_decision(view, seat, params, legal), legal), rng
     elif ph != G.PH_KONTRA and params[P_RANDBID] != 0.0:
         return G.random_action(view, rng)
     elif ph == G.PH_BID:

@@ -32,9 +32,10 @@ any parameters, costs no compilation. Any other jitted policy runs through
 policy reads the true vector directly (``legal_set`` depends only on the mover's cards and
 public fields), which saves the view copy on the fastest path. The built-in policies get
 the state vector itself masked in place (:func:`skatsim.kernels.game.mask_in_place`, the
-same fields as ``mask_view``; they never write to their view, which the tests check), and
-a rule-based seat's forced cards and limit bids are decided before that
-(:func:`skatsim.kernels.heuristic.without_view`): a user's policy gets its own copy.
+same fields as ``mask_view``; they never write to their view, which the tests check); a
+rule-based seat's cards and limit bids are decided in the deal loop itself
+(:func:`skatsim.kernels.heuristic.on_state`, the same actions). A user's policy gets its
+own copy.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from ..bits import _GOLDEN, assume_below, mix64, seat_stream
 from ..bits import M64 as _M64
 from ..deal import deal_masks
 from . import game as G
-from .heuristic import without_view
+from .heuristic import on_state
 from .policies import POLICY_CUSTOM, POLICY_RANDOM, POLICY_RULE_BASED, act
 
 __all__ = ["RESULT_DTYPE", "MAX_ACTIONS", "BLOCK", "random_policy", "play_deal", "play_block",
@@ -149,8 +150,8 @@ def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions,
             a, rngs[p] = custom(view, p, params[p], rngs[p])
         else:
             a = -1
-            if pid == POLICY_RULE_BASED:  # a forced card or a bid from the kept limit: no view
-                a = without_view(st, p, params, limits)
+            if pid == POLICY_RULE_BASED:  # card play and bids from the kept limit, on st itself
+                a = on_state(st, p, params, limits)
             if a < 0:
                 a, rngs[p] = _builtin_act(st, p, pid, params, rngs[p])
         if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
