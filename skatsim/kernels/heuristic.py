@@ -921,9 +921,10 @@ def card_decision(view, me, params):
     return _card_decision(view, me, params, _legal_cards(view, me))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline='always')
 def _card_decision(view, me, params, legal):
-    """:func:`card_decision` given the mover's ``legal`` cards (:func:`_legal_cards`)."""
+    """:func:`card_decision` given the mover's ``legal`` cards (:func:`_legal_cards`; inlined
+    into its callers: one call less per card)."""
     g = view[G.F_GAME]
     d = view[G.F_DECLARER]
     hand = view[G.F_HAND0 + me]
