@@ -22,19 +22,30 @@ def _view(state: SkatState, seat: int) -> np.ndarray:
     return v
 
 
+def _mid_game(seed: int, offset: int) -> SkatState:
+    """A random game stopped after a seeded number of moves, under rules varied by ``seed``."""
+    rules = SkatRules(ramsch=seed % 3 == 0, kontra=seed % 2 == 1)
+    return play_random_game(offset + seed, rules, max_moves=random.Random(seed).randrange(0, 60))
+
+
+def _builtin(name: str) -> tuple[int, np.ndarray]:
+    """Built-in policy ``name``'s id and its default parameter row."""
+    pid, _, defaults = BUILTIN[name]
+    params = np.zeros(PARAMS_SIZE)
+    params[:len(defaults)] = defaults
+    return pid, params
+
+
 @pytest.mark.parametrize("name", sorted(BUILTIN))
 @pytest.mark.parametrize("seed", range(25))
 def test_redealing_hidden_cards_never_changes_a_decision(name: str, seed: int) -> None:
     """The view a policy gets is identical in every world the seat cannot tell apart,
     so its decision is too (for any parameters and random stream)."""
-    rules = SkatRules(ramsch=seed % 3 == 0, kontra=seed % 2 == 1)
-    s = play_random_game(500 + seed, rules, max_moves=random.Random(seed).randrange(0, 60))
+    s = _mid_game(seed, 500)
     if s.is_terminal():
         return
     p = s.current_player()
-    pid, _, defaults = BUILTIN[name]
-    params = np.zeros(PARAMS_SIZE)
-    params[:len(defaults)] = defaults
+    pid, params = _builtin(name)
     mine = _view(s, p)
     gen = np.random.default_rng(seed)
     for k in range(4):
@@ -111,8 +122,7 @@ def _masked_in_place(st, seat, out):
 def test_mask_in_place_is_the_view_and_unmask_restores(seed: int) -> None:
     """The batch engine's in-place mask (its built-in seats' view) is field for field
     ``mask_view``'s view, for every seat and phase, and ``unmask`` restores the state."""
-    rules = SkatRules(ramsch=seed % 3 == 0, kontra=seed % 2 == 1)
-    s = play_random_game(900 + seed, rules, max_moves=random.Random(seed).randrange(0, 60))
+    s = _mid_game(seed, 900)
     for seat in range(3):
         st = s._st.copy()
         got = np.empty(G.N_FIELDS, dtype=np.int64)
@@ -125,14 +135,11 @@ def test_mask_in_place_is_the_view_and_unmask_restores(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(40))
 def test_builtin_policies_never_write_to_their_view(name: str, seed: int) -> None:
     """What lets the batch engine hand a built-in policy the state masked in place."""
-    rules = SkatRules(ramsch=seed % 3 == 0, kontra=seed % 2 == 1)
-    s = play_random_game(700 + seed, rules, max_moves=random.Random(seed).randrange(0, 60))
+    s = _mid_game(seed, 700)
     if s.is_terminal():
         return
     p = s.current_player()
-    pid, _, defaults = BUILTIN[name]
-    params = np.zeros(PARAMS_SIZE)
-    params[:len(defaults)] = defaults
+    pid, params = _builtin(name)
     v = _view(s, p)
     before = v.copy()
     policy_act(pid, v, p, params, 77)
