@@ -354,3 +354,63 @@ def test_legal_and_information_safe_from_random_positions(seed, moves, variants)
     assert a in s.legal_actions()
     w = s.resample_from_infostate(s.current_player(), np.random.default_rng(seed))
     assert _decide(w) == a
+
+
+def _greedy_discard_reference(h: int, g: int, params=P) -> int:
+    """Plain-Python greedy discard, card by card: the value of each card's removal from the
+    per-suit tables (suit / grand: side value, voids, pushed points; null: unsafe cards
+    removed x 100 + null strength), the first best card in card order."""
+    from skatsim.cards import CARD_POINTS
+    from skatsim.kernels import heuristic as H
+    from skatsim.rules import STRENGTH, TRUMP_MASKS
+
+    if g == NULL:
+        cands = [c for c in range(32) if h >> c & 1]
+
+        def value(c):
+            b = (h >> (c & 0x18)) & 0xFF
+            return (int(H._NULL_BAD[b]) - int(H._NULL_BAD[b & ~(1 << (c & 7))])) * 100.0 + STRENGTH[NULL * 32 + (c & 7)]
+    else:
+        tm = TRUMP_MASKS[g]
+        cands = [c for c in range(32) if (h & ~tm) >> c & 1]
+        if not cands:  # only trumps: the cheapest one to throw away
+            return min((c for c in range(32) if h >> c & 1), key=lambda c: (int(H._DUMP[g * 32 + c]), c))
+        nt = bin(h & tm).count("1")
+        vb = params[H.P_VOID] if nt >= 5 else 0.4 * params[H.P_VOID]
+
+        def value(c):
+            b = (h >> (c & 0x18)) & 0x7F
+            b2 = b & ~(1 << (c & 7))
+            if g == GRAND:
+                v = H._SV_GRAND[b2] - H._SV_GRAND[b]
+            else:
+                v = (H._SV_SUIT[b2] - H._SV_SUIT[b]) + vb * (H._VOIDISH[b2] - H._VOIDISH[b])
+            return v + params[H.P_SKATPTS] * CARD_POINTS[c]
+    best, bv = -1, -1e18
+    for c in cands:
+        if value(c) > bv:
+            best, bv = c, value(c)
+    return best
+
+
+_hands12 = st.lists(st.integers(0, 31), min_size=12, max_size=12, unique=True).map(lambda cs: sum(1 << c for c in cs))
+
+
+@given(_hands12, st.integers(0, 5), st.sampled_from([0.45, 3.0]))
+def test_greedy_discard_equals_the_plain_python_reference(h, g, void_bonus):
+    from skatsim.kernels.heuristic import greedy_discard
+
+    params = params_array(void_bonus=void_bonus)
+    c1 = _greedy_discard_reference(h, g, params)
+    assert greedy_discard(h, g, params) == c1
+    h2 = h & ~(1 << c1)
+    assert greedy_discard(h2, g, params) == _greedy_discard_reference(h2, g, params)
+
+
+def test_greedy_discard_with_only_trumps_left():
+    from skatsim.kernels.heuristic import greedy_discard
+
+    # eleven clubs trumps and one side card: the side card first, then the cheapest trump (C7)
+    h = CardSet("CJ SJ HJ DJ CA C10 CK CQ C9 C8 C7 HA").mask
+    assert greedy_discard(h, CLUBS, P) == parse_card("HA")
+    assert greedy_discard(h & ~(1 << parse_card("HA")), CLUBS, P) == parse_card("C7")
