@@ -125,7 +125,8 @@ def sf_points(won: bool, list_score: int, seat: int, declarer: int) -> int:
     return 0 if won else SF_DEFENDER_3
 
 
-@njit(cache=True)
+# no allocation, so no reference counting of ``out`` per deal (numba's stubs omit ``_nrt``)
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def settle_into(out, declarer: int, game: int, flags: int, bid: int, picked: int, kontra: int, matadors: int,
                 declarer_points: int, declarer_tricks: int, level_points: int, level_tricks: int,
                 force_lost: bool) -> None:

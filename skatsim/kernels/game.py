@@ -410,7 +410,7 @@ def abandon(st, seat: int, reason: int) -> bool:
 # ----------------------------------------------------------------------------- results
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no allocation: no reference counting of ``out`` per deal
 def result_fields(st, out) -> None:
     """Settle a finished game into ``out`` (int64[N_RESULT]).
 

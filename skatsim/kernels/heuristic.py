@@ -1258,11 +1258,20 @@ def _checked_card(a, legal):
 @njit(cache=True, _nrt=False)
 def _card_in_place(st, seat, params, legal):
     """:func:`rule_based_policy`'s card for ``seat`` decided on ``st`` masked in place
-    (:func:`skatsim.kernels.game.mask_in_place`: the seat's view), restored after."""
+    (:func:`skatsim.kernels.game.mask_in_place`: the seat's view), restored after.
+    ``params``: the three seats' rows; the seat's row is taken here, compiled without
+    reference counting (a row taken in the deal loop costs two atomic updates per card)."""
     saved = G.mask_in_place(st, seat)
-    a = _card_decision(st, seat, params, legal)
+    a = _card_decision(st, seat, params[seat], legal)
     G.unmask(st, saved)
     return _checked_card(a, legal)
+
+
+@njit(cache=True, _nrt=False)
+def _seat_limit(st, seat, params):
+    """:func:`bid_limit` of ``seat``'s cards in ``st`` with its row of the three seats'
+    ``params`` (taken here, without reference counting, as in :func:`_card_in_place`)."""
+    return bid_limit(st[G.F_HAND0 + seat], seat, params[seat])
 
 
 @njit(cache=True, inline='always')
@@ -1285,10 +1294,10 @@ def on_state(st, seat, params, limits):
         legal = _legal_cards(st, seat)
         if legal & (legal - 1) == 0:
             return lsb(legal)
-        return _card_in_place(st, seat, params[seat], legal)
+        return _card_in_place(st, seat, params, legal)
     if ph == G.PH_BID and params[seat, P_RANDBID] == 0.0:
         if limits[seat] < 0:
-            limits[seat] = bid_limit(st[G.F_HAND0 + seat], seat, params[seat])
+            limits[seat] = _seat_limit(st, seat, params)
         return _legal_or_lowest(st, _bid_from_limit(st, seat, limits[seat]))
     return -1
 
