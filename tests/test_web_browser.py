@@ -82,14 +82,25 @@ def _state(d) -> tuple[str, str]:
     return body.get_attribute("data-state"), body.get_attribute("data-phase")
 
 
-def _wait(d, cond, what: str, timeout: float = 30) -> None:
+def _wait(d, cond, what: str, timeout: float = 30, detail=None) -> None:
+    """Poll ``cond()`` until it holds; on a timeout fail with the page's state, its error
+    lines, ``detail()`` when given, and a screenshot (``timeout.png``)."""
     t0 = time.time()
     while not cond():
         if time.time() - t0 > timeout:
             errors = " / ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, ".error") if e.text)
             d.save_screenshot(str(_artifacts() / "timeout.png"))
-            raise AssertionError(f"timed out waiting for {what}; page state {_state(d)}; errors: {errors or '-'}")
+            more = f"; {detail()}" if detail else ""
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}; page state {_state(d)}; "
+                                 f"errors: {errors or '-'}{more}")
         time.sleep(0.05)
+
+
+def _replay_state(d) -> str:
+    """What the replay screen shows: its step, and the step and text of the values box."""
+    vals = d.find_element(By.ID, "r-values")
+    return (f"replay step {d.find_element(By.ID, 'r-step').get_attribute('value')!r}, values box step "
+            f"{vals.get_attribute('data-step')!r} text {vals.text[:120]!r}")
 
 
 def _click_move(d, phase: str) -> None:
@@ -170,14 +181,19 @@ def test_replay_a_game_with_the_solver(browser, server) -> None:
     played = [r for r in rows if "passed" not in r.text]
     (played or rows)[0].click()
     _wait(d, lambda: d.find_elements(By.CSS_SELECTOR, "#r-moves li"), "the moves")
-    _wait(d, lambda: len(d.find_elements(By.CSS_SELECTOR, "#r-lost tr")) == 4, "the points lost", 60)
+    _wait(d, lambda: len(d.find_elements(By.CSS_SELECTOR, "#r-lost tr")) == 4, "the points lost", 90,
+          detail=lambda: _replay_state(d))
     lost = d.find_elements(By.CSS_SELECTOR, "#r-moves li.lost")
     target = lost[0] if lost else d.find_elements(By.CSS_SELECTOR, "#r-moves li.phase-play")[6]
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", target)
     n = target.get_attribute("data-n")
     target.click()
-    _wait(d, lambda: d.find_element(By.ID, "r-values").get_attribute("data-step") == n,  # that card decision's
-          "the solver's values")
+    # the click moves the replay to that step (one clean-clone CI run timed out waiting for
+    # the values below without saying where the replay stood: the waits now say so)
+    _wait(d, lambda: d.find_element(By.ID, "r-step").get_attribute("value") == n, f"the replay to go to step {n}",
+          detail=lambda: _replay_state(d))
+    _wait(d, lambda: d.find_element(By.ID, "r-values").get_attribute("data-step") == n,
+          f"the solver's values at step {n}", 90, detail=lambda: _replay_state(d))
     values = d.find_elements(By.CSS_SELECTOR, "#r-values .v")
     assert any("best" in v.get_attribute("class") for v in values), \
         ([v.get_attribute("class") for v in values], d.find_element(By.ID, "r-values").text)
