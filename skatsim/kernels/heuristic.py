@@ -67,10 +67,10 @@ import numpy as np
 from numba import njit
 
 from ..actions import BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, RE
-from ..bits import branchless, lsb, msb, popcount
+from ..bits import assume_below, branchless, lsb, msb, popcount
 from ..cards import ACES, ALL_CARDS, CARD_POINTS, CARD_POINTS_ARRAY, JACKS, SUIT_MASKS, TENS, card_points
 from ..contracts import BID_VALUES, DECLARATION_INDEX
-from ..rules import FOLLOW, GRAND, NULL, RAMSCH, STRENGTH, TRUMP_MASKS
+from ..rules import FOLLOW, GRAND, NULL, RAMSCH, STRENGTH, TRUMP_MASKS, legal_mask
 from ..valuation import OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, expected_sf_at_bid, game_value, null_value
 from ..valuation import HAND as HAND_GAME
 from . import game as G
@@ -907,12 +907,12 @@ def _ramsch_play(view, me, hand, legal, out, n):
 
 @njit(cache=True, inline='always')
 def _legal_cards(view, me):
-    """The mover's legal cards in phase PH_PLAY (``legal_set``'s mask, from the view)."""
+    """The mover's legal cards in phase PH_PLAY: :func:`skatsim.rules.legal_mask` on the
+    view, as ``game.legal_set`` computes them."""
     hand = view[G.F_HAND0 + me]
-    if view[G.F_NCARDS] > 0:
-        f = hand & _FOL[view[G.F_GAME] * 32 + view[G.F_TRICK0]]
-        return f if f != 0 else hand
-    return hand
+    if view[G.F_NCARDS] == 0:
+        return hand
+    return legal_mask(hand, assume_below(view[G.F_TRICK0], 32), assume_below(view[G.F_GAME], 7))
 
 
 @njit(cache=True, _nrt=False)
