@@ -414,3 +414,19 @@ def test_greedy_discard_with_only_trumps_left():
     h = CardSet("CJ SJ HJ DJ CA C10 CK CQ C9 C8 C7 HA").mask
     assert greedy_discard(h, CLUBS, P) == parse_card("HA")
     assert greedy_discard(h & ~(1 << parse_card("HA")), CLUBS, P) == parse_card("C7")
+
+
+@given(a=st.integers(-5, 200), base=st.sampled_from([0, BID_BASE, PASS, PICKUP]),
+       lo=st.integers(0, 2**32 - 1), hi=st.integers(0, 2**32 - 1))
+def test_a_built_in_decision_outside_the_legal_set_becomes_its_lowest_action(a, base, lo, hi):
+    """The one fallback check of every built-in decision (cards and other phases) against
+    the action set written out as a Python set."""
+    from skatsim.kernels.heuristic import _checked_card, _in_or_lowest
+
+    if lo == 0 and hi == 0:
+        hi = 1
+    actions = sorted([base + i for i in range(32) if lo >> i & 1] + [base + 32 + i for i in range(32) if hi >> i & 1])
+    assert _in_or_lowest(a, base, lo, hi) == (a if a in actions else actions[0])
+    if lo:
+        cards = [i for i in range(32) if lo >> i & 1]
+        assert _checked_card(a, lo) == (a if a in cards else cards[0])

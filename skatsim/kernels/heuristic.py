@@ -1250,9 +1250,27 @@ def kontra_decision(view, me, params):
 
 # ----------------------------------------------------------------------------- entry point
 @njit(cache=True, inline='always')
+def _in_or_lowest(a, base, lo, hi):
+    """``a`` if it is in the action set ``(base, lo, hi)`` (``game.legal_set``'s form:
+    actions ``base + i`` for the bits ``i`` of ``lo`` and ``32 + i`` of ``hi``), else the
+    set's lowest action: every built-in decision is checked by this one rule."""
+    i = a - base
+    ok = False
+    if 0 <= i < 32:
+        ok = ((lo >> i) & 1) == 1
+    elif 32 <= i < 64:
+        ok = ((hi >> (i - 32)) & 1) == 1
+    if ok:
+        return a
+    if lo != 0:
+        return base + lsb(lo)
+    return base + 32 + lsb(hi)
+
+
+@njit(cache=True, inline='always')
 def _checked_card(a, legal):
-    """``a`` if it is one of the ``legal`` cards, else the lowest legal card."""
-    return a if 0 <= a < 32 and (legal >> a) & 1 else lsb(legal)
+    """``a`` if it is one of the ``legal`` cards (phase PH_PLAY), else the lowest legal card."""
+    return _in_or_lowest(a, 0, legal, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -1306,18 +1324,7 @@ def on_state(st, seat, params, limits):
 def _legal_or_lowest(view, a):
     """``a`` if it is in ``legal_set(view)``, else the lowest legal action."""
     base, lo, hi = G.legal_set(view)
-    i = a - base
-    ok = False
-    if 0 <= i < 32:
-        ok = ((lo >> i) & 1) == 1
-    elif 32 <= i < 64:
-        ok = ((hi >> (i - 32)) & 1) == 1
-    if not ok:
-        if lo != 0:
-            a = base + lsb(lo)
-        else:
-            a = base + 32 + lsb(hi)
-    return a
+    return _in_or_lowest(a, base, lo, hi)
 
 
 @njit(cache=True, inline='always')
