@@ -22,7 +22,6 @@ import json
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numba
@@ -194,16 +193,7 @@ class SimChunk:
         return _frame(self.rows, self.actions, self.rules, self.seed, self.policy, self.policies)
 
 
-@lru_cache(maxsize=None)
-def _contract_dtype() -> "pd.CategoricalDtype":
-    import pandas as pd
-
-    return pd.CategoricalDtype(list(CONTRACT_CATEGORIES))
-
-
-def _contract_codes(rows: np.ndarray | dict[str, np.ndarray]) -> np.ndarray:
-    """Category codes of the ``contract`` column (valid by construction) from the ``game``
-    and ``flags`` fields (structured rows or :func:`skatsim.kernels.simulate.result_columns`)."""
+def _contract_codes(rows: np.ndarray) -> np.ndarray:
     key = (rows["game"].astype(np.int64) + 1) * 16 + rows["flags"].astype(np.int64)
     return _CODE_TO_CAT[key]
 
@@ -212,14 +202,13 @@ def _frame(rows: np.ndarray, actions: np.ndarray | None, rules: SkatRules, seed:
            policy: str, policies: tuple[dict[str, Any], ...] = ()) -> pd.DataFrame:
     import pandas as pd
 
-    fields = KS.result_columns(rows)  # fresh contiguous arrays: the frame may keep them
     cols: dict[str, Any] = {}
     for name in _COLUMNS:
         if name == "contract":
-            cols[name] = pd.Categorical.from_codes(_contract_codes(fields), dtype=_contract_dtype(), validate=False)
+            cols[name] = pd.Categorical.from_codes(_contract_codes(rows), categories=list(CONTRACT_CATEGORIES))
         else:
-            cols[name] = fields[name]
-    df = pd.DataFrame(cols, copy=False)
+            cols[name] = rows[name]
+    df = pd.DataFrame(cols, copy=True)
     df.attrs.update(seed=seed, policy=policy, policies=[dict(p) for p in policies], rules=rules.to_dict(),
                     rules_version=rules.version)
     if actions is not None:

@@ -276,21 +276,3 @@ def test_seeds_do_not_alias():
         simulate(10, seed=1, start=2**63)
     with pytest.raises(ValueError, match="n_deals"):
         iter_simulate(-1)  # checked at the call, not at the first next()
-
-
-def test_result_columns_equal_the_field_by_field_copy():
-    """The one-pass gather of the frame's columns against numpy's field access, on rows of
-    random bytes (every bit pattern of every field) and on a strided slice of them."""
-    from skatsim.kernels.simulate import result_columns
-
-    rng = np.random.default_rng(3)
-    raw = rng.integers(0, 256, size=(257, RESULT_DTYPE.itemsize), dtype=np.uint8)
-    rows = raw.view(RESULT_DTYPE).reshape(-1)
-    for part in (rows, rows[::3], rows[:0]):
-        cols = result_columns(part)
-        assert list(cols) != [] and set(cols) == set(RESULT_DTYPE.names)
-        for name in RESULT_DTYPE.names:
-            assert cols[name].dtype == RESULT_DTYPE[name] and cols[name].flags.c_contiguous, name
-            assert np.array_equal(cols[name].view(np.uint8), np.ascontiguousarray(part[name]).view(np.uint8)), name
-    with pytest.raises(TypeError, match="RESULT_DTYPE"):
-        result_columns(np.zeros(3, dtype=np.int64))

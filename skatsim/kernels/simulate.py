@@ -52,7 +52,7 @@ from .heuristic import on_state
 from .policies import POLICY_CUSTOM, POLICY_RANDOM, POLICY_RULE_BASED, act
 
 __all__ = ["RESULT_DTYPE", "MAX_ACTIONS", "BLOCK", "random_policy", "play_deal", "play_block",
-           "run_chunk", "run_chunk_generic", "run_chunk_generic_serial", "seed_mul", "result_columns"]
+           "run_chunk", "run_chunk_generic", "run_chunk_generic_serial", "seed_mul"]
 
 #: Upper bound on the actions of one deal: <= 63 bids + 63 holds + 3 passes + 1 pickup/hand
 #: + 2 discards + 1 declaration + 3 Kontra/Re + 30 cards = 166.
@@ -77,60 +77,6 @@ RESULT_DTYPE = np.dtype([
     ("won", np.bool_), ("schneider", np.bool_), ("schwarz", np.bool_), ("overbid", np.bool_),
 ], align=True)
 
-
-
-@njit(cache=True)
-def _gather_columns(w8, w4, w2, w1, c8, c4, c2, c1, o8, o4, o2, o1):
-    """One pass over the rows: ``oS[k, i] = wS[i, cS[k]]`` for the fields of each size ``S``
-    (8, 4, 2, 1 bytes; ``wS`` the rows as ``S``-byte words, ``cS`` the fields' word columns)."""
-    for i in range(w8.shape[0]):
-        for k in range(c8.shape[0]):
-            o8[k, i] = w8[i, c8[k]]
-        for k in range(c4.shape[0]):
-            o4[k, i] = w4[i, c4[k]]
-        for k in range(c2.shape[0]):
-            o2[k, i] = w2[i, c2[k]]
-        for k in range(c1.shape[0]):
-            o1[k, i] = w1[i, c1[k]]
-
-
-_WORDS = (np.int64, np.int32, np.int16, np.uint8)
-
-
-def _column_plan(dtype: np.dtype) -> tuple[list[list[tuple[str, np.dtype]]], list[np.ndarray]]:
-    """Per word size (8, 4, 2, 1 bytes): the fields of ``dtype`` and their word columns.
-    Needs an aligned layout (``align=True``): each field starts at a multiple of its size."""
-    fields: list[list[tuple[str, np.dtype]]] = [[], [], [], []]
-    cols: list[list[int]] = [[], [], [], []]
-    assert dtype.names is not None and dtype.fields is not None
-    for name in dtype.names:
-        dt, off = dtype.fields[name][:2]
-        j = (8, 4, 2, 1).index(dt.itemsize)
-        assert off % dt.itemsize == 0 and dtype.itemsize % 8 == 0, (name, off)
-        fields[j].append((name, dt))
-        cols[j].append(off // dt.itemsize)
-    return fields, [np.array(c, dtype=np.int64) for c in cols]
-
-
-_PLAN = _column_plan(RESULT_DTYPE)
-
-
-def result_columns(rows: np.ndarray) -> dict[str, np.ndarray]:
-    """The fields of ``RESULT_DTYPE`` rows as contiguous arrays, gathered in one pass (a
-    field-by-field copy reads the whole array once per field: most of a frame's cost).
-
-    >>> cols = result_columns(np.zeros(3, dtype=RESULT_DTYPE))
-    >>> cols["won"].dtype, cols["bid"].dtype, cols["bid"].flags.c_contiguous, len(cols) == len(RESULT_DTYPE.names)
-    (dtype('bool'), dtype('int16'), True, True)
-    """
-    if rows.dtype != RESULT_DTYPE:
-        raise TypeError(f"result_columns needs RESULT_DTYPE rows, got {rows.dtype}")
-    rows = np.ascontiguousarray(rows)
-    raw = rows.view(np.uint8).reshape(len(rows), RESULT_DTYPE.itemsize)
-    fields, cols = _PLAN
-    outs = [np.empty((len(c), len(rows)), dtype=w) for c, w in zip(cols, _WORDS)]
-    _gather_columns(*(raw.view(w) for w in _WORDS), *cols, *outs)
-    return {name: outs[j][k].view(dt) for j in range(4) for k, (name, dt) in enumerate(fields[j])}
 
 
 def seed_mul(seed: int) -> np.uint64:
