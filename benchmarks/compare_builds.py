@@ -63,6 +63,18 @@ def _finish(p: subprocess.Popen[str], name: str) -> float:
     return float(out.strip().splitlines()[-1])
 
 
+def _commit(checkout: Path) -> str | None:
+    """The checkout's commit (``+`` when it has uncommitted changes), None outside git."""
+    try:
+        head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+" if dirty else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("old", type=Path, help="checkout of the old build (a folder holding skatsim/)")
@@ -89,12 +101,14 @@ def main(argv: list[str] | None = None) -> int:
             old, new = _finish(po, "old"), _finish(pn, "new")
             rows.append({"core": core, "old": old, "new": new, "ratio": new / old})
             print(f"{i + 1:>3} {core:>4} {old:>16,.0f} {new:>16,.0f} {new / old:>8.3f}")
+    print(f"old: {a.old} at {_commit(a.old)}; new: {a.new} at {_commit(a.new)}")
     ratios = sorted(r["ratio"] for r in rows)
     med = float(np.median(ratios))
     print(f"new / old, median of {len(rows)} runs: {med:.3f} (range {ratios[0]:.3f} .. {ratios[-1]:.3f})")
     _env.write_record(a, "compare_builds", {
         "benchmark": "compare_builds", "time": _env.now_utc(), "cpu": _env.cpu_model(),
         "cpu_count": os.cpu_count(), "old": str(a.old.resolve()), "new": str(a.new.resolve()),
+        "old_commit": _commit(a.old), "new_commit": _commit(a.new),
         "seconds": a.seconds, "seed": a.seed, "runs": rows, "median_ratio": med})
     return 0
 
