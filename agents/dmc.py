@@ -43,6 +43,8 @@ from skatsim.kernels import game as K
 from skatsim.kernels import policies as KP
 from skatsim.kernels.observe import OBS_LAYOUT, OBS_SIZE
 
+from .mlp import checkpoint_files, mlp_body, write_checkpoint
+from .mlp import lazy_torch as _torch
 from .mlp_kernels import dense_row
 
 if TYPE_CHECKING:
@@ -141,12 +143,6 @@ def role_of_rows(obs: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- the network
 
 
-def _torch() -> Any:
-    import torch
-
-    return torch
-
-
 class CheckpointError(ValueError):
     """A checkpoint that does not fit this code (format, layout, sizes), or is missing."""
 
@@ -154,18 +150,12 @@ class CheckpointError(ValueError):
 def DMCNet(hidden: Sequence[int] = (512, 256, 256)) -> Any:
     """The Q network: an MLP ``574 -> hidden ... -> 130`` (ReLU) on seat-relative
     observations (:func:`canonical`); outputs Q in Seeger-Fabian points / 100."""
-    torch = _torch()
-    nn = torch.nn
+    nn = _torch().nn
 
     class _Net(nn.Module):  # type: ignore[name-defined]  # torch is imported lazily
         def __init__(self) -> None:
             super().__init__()
-            layers: list[Any] = []
-            d = OBS_SIZE
-            for k in hidden:
-                layers += [nn.Linear(d, int(k)), nn.ReLU()]
-                d = int(k)
-            self.body = nn.Sequential(*layers)
+            self.body, d = mlp_body(OBS_SIZE, hidden)
             self.head = nn.Linear(d, NUM_ACTIONS)
             self.hidden = tuple(int(k) for k in hidden)
 
@@ -181,37 +171,25 @@ def default_model_path() -> Path:
     return Path(__file__).resolve().parent / "models" / "dmc_v2"
 
 
-def _stem(path: str | Path) -> Path:
-    p = Path(path)
-    return p.with_suffix("") if p.suffix in (".pt", ".json") else p
-
-
 def save_checkpoint(net: Any, path: str | Path, *, phases: Sequence[str], **meta: Any) -> tuple[Path, Path]:
     """Write ``<path>.pt`` (the ``state_dict``) and ``<path>.json`` (layout, hidden sizes,
     learned ``phases`` and ``meta``); returns both paths."""
-    torch = _torch()
     bad = [p for p in phases if p not in ALL_PHASES]
     if bad or not phases:
         raise ValueError(f"phases must be a non-empty subset of {ALL_PHASES}, got {list(phases)!r}")
-    p = _stem(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    pt, js = p.with_name(p.name + ".pt"), p.with_name(p.name + ".json")
-    torch.save({k: v.detach().cpu().contiguous() for k, v in net.state_dict().items()}, pt)
     cfg = {"format": FORMAT, "layout_version": LAYOUT_VERSION, "obs_layout": [list(x) for x in OBS_LAYOUT],
            "num_actions": NUM_ACTIONS, "hidden": list(net.hidden), "phases": [x for x in ALL_PHASES if x in phases],
            "q_unit": "seeger_fabian/100"}
     cfg.update(meta)
-    js.write_text(json.dumps(cfg, indent=1, sort_keys=True, default=str))
-    return pt, js
+    return write_checkpoint(net, path, cfg)
 
 
 def load_net(path: str | Path) -> tuple[Any, dict[str, Any]]:
     """``(net, meta)`` of a checkpoint (torch ``weights_only=True``)."""
     torch = _torch()
-    p = _stem(path)
-    pt, js = p.with_name(p.name + ".pt"), p.with_name(p.name + ".json")
+    pt, js = checkpoint_files(path)
     if not pt.is_file() or not js.is_file():
-        raise CheckpointError(f"no DMC checkpoint at {p} (needs {pt.name} and {js.name})")
+        raise CheckpointError(f"no DMC checkpoint at {pt.with_suffix('')} (needs {pt.name} and {js.name})")
     try:
         meta = json.loads(js.read_text())
     except json.JSONDecodeError as e:
@@ -234,6 +212,8 @@ def load_net(path: str | Path) -> tuple[Any, dict[str, Any]]:
 def _q_rows(x, perm, seat, w0, b0, w1, b1, w2, b2, w3, b3, nl, out) -> None:
     """Q rows of a network of up to 3 hidden layers (``nl`` layers in all), each row by the
     same arithmetic whatever the batch; ``x`` raw observations, rotated by ``perm[seat]``."""
+    # The layers are written out one by one on purpose (a twin per layer): numba takes no list
+    # of weight arrays of different shapes, so the depth is a fixed unroll up to 4 layers.
     for i in prange(x.shape[0]):
         h = np.empty(x.shape[1], np.float32)
         p = perm[seat[i]]
@@ -303,8 +283,8 @@ _MODELS: dict[str, DMCModel] = {}
 
 def load_model(path: str | Path | None = None) -> DMCModel:
     """The model at ``path`` (stem, ``.pt`` or ``.json``; default the shipped one), cached."""
-    p = _stem(path) if path else default_model_path()
-    pt = p.with_name(p.name + ".pt")
+    pt, _ = checkpoint_files(path if path else default_model_path())
+    p = pt.with_suffix("")
     key = f"{p.resolve()}@{pt.stat().st_mtime_ns if pt.is_file() else 0}"  # a rewritten file is reloaded
     if key not in _MODELS:
         net, meta = load_net(p)

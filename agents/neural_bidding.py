@@ -79,6 +79,8 @@ from skatsim.valuation import HAND as HAND_FLAG
 from skatsim.valuation import expected_sf_array, game_value, game_value_array
 
 from .base import DUPLICATE_LOSS_PENALTY
+from .mlp import checkpoint_files, mlp_body, write_checkpoint
+from .mlp import lazy_torch as _torch
 from .mlp_kernels import dense_row
 
 if TYPE_CHECKING:
@@ -172,12 +174,6 @@ def context_of(view: np.ndarray, seat: int) -> np.ndarray:
 # ----------------------------------------------------------------------------- the network
 
 
-def _torch() -> Any:
-    import torch
-
-    return torch
-
-
 class CheckpointError(ValueError):
     """A checkpoint that does not fit this code (layout, version, contracts, sizes)."""
 
@@ -186,20 +182,12 @@ def BiddingNet(hidden: tuple[int, ...] = (256, 256), dropout: float = 0.0) -> An
     """The network: an MLP ``N_FEATURES -> hidden ... -> 2 x N_CONTRACTS`` (ReLU).
 
     ``forward(x)`` returns ``(logits, e_list / 100)``, each ``(n, N_CONTRACTS)``."""
-    torch = _torch()
-    nn = torch.nn
+    nn = _torch().nn
 
     class _Net(nn.Module):  # type: ignore[name-defined]  # torch is imported lazily
         def __init__(self) -> None:
             super().__init__()
-            layers: list[Any] = []
-            d = N_FEATURES
-            for k in hidden:
-                layers += [nn.Linear(d, k), nn.ReLU()]
-                if dropout:
-                    layers.append(nn.Dropout(dropout))
-                d = k
-            self.body = nn.Sequential(*layers)
+            self.body, d = mlp_body(N_FEATURES, hidden, dropout)
             self.head = nn.Linear(d, 2 * N_CONTRACTS)
             self.hidden = tuple(hidden)
 
@@ -218,16 +206,9 @@ def _meta_base(hidden: tuple[int, ...]) -> dict[str, Any]:
 
 def save_checkpoint(net: Any, path: str | Path, **meta: Any) -> tuple[Path, Path]:
     """Write ``<path>.pt`` (state_dict) and ``<path>.json`` (layout + ``meta``)."""
-    torch = _torch()
-    p = Path(path)
-    p = p.with_suffix("") if p.suffix in (".pt", ".json") else p
-    p.parent.mkdir(parents=True, exist_ok=True)
-    pt, js = p.with_name(p.name + ".pt"), p.with_name(p.name + ".json")
-    torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, pt)
     cfg = _meta_base(tuple(net.hidden))
     cfg.update(meta)
-    js.write_text(json.dumps(cfg, indent=1, sort_keys=True, default=str))
-    return pt, js
+    return write_checkpoint(net, path, cfg)
 
 
 def default_model_path() -> Path:
@@ -312,12 +293,11 @@ def load_model(path: str | Path | None = None) -> _Model:
     """Load a checkpoint (``.pt`` + ``.json``; default: the shipped model). Raises
     :class:`CheckpointError` when its feature layout, version or contracts differ."""
     torch = _torch()
-    p = Path(path) if path is not None else default_model_path()
-    p = p.with_suffix("") if p.suffix in (".pt", ".json") else p
+    pt, js = checkpoint_files(path if path is not None else default_model_path())
+    p = pt.with_suffix("")
     key = str(p.resolve())
     if key in _CACHE:
         return _CACHE[key]
-    js, pt = p.with_name(p.name + ".json"), p.with_name(p.name + ".pt")
     if not js.exists() or not pt.exists():
         raise FileNotFoundError(f"a bidding checkpoint is {p}.pt + {p}.json; missing: "
                                 + ", ".join(str(f) for f in (pt, js) if not f.exists()))

@@ -331,6 +331,8 @@ def _branchless_ol(cond, a, b):
     return lambda cond, a, b: _select_unpredictable(cond, a, b)
 
 
+# _as_u64 and _as_i64 are twins on purpose: an intrinsic's signature is fixed when it is
+# declared, so each direction of the reinterpreting cast is its own four-line declaration.
 @intrinsic
 def _as_u64(typingctx, x):
     sig = types.uint64(x)
