@@ -1,4 +1,4 @@
-"""Run directories for experiments: ``runs/<study>__<seed>__<time>/`` under the current folder.
+"""Configs and run directories for experiments: ``runs/<study>__<seed>__<time>/`` under the current folder.
 
 Every study script loads a JSON config into a typed dataclass, makes a run directory,
 writes ``manifest.json`` (:func:`skatsim.runs.write_manifest`: the config, package versions,
@@ -9,11 +9,12 @@ git-ignored; ``experiments/RESULTS.md`` records the runs we report, with their c
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Sequence, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 T = TypeVar("T")
@@ -67,3 +68,86 @@ def study_main(cls: type, run: Any, doc: str, argv: list[str] | None, overrides:
     a = p.parse_args(argv)
     run(load_config(cls, a.config, {k: getattr(a, k) for k in overrides}), a.out)
     return 0
+
+
+# ----------------------------------------------------------------------------- nested configs
+
+
+class ConfigError(ValueError):
+    """A config entry that is missing, unknown or of the wrong type or range."""
+
+
+def nested_config(defaults: dict[str, Any], path: str | Path | None, overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """The training scripts' config: ``defaults``, then the JSON file ``path``, then
+    ``key.sub=value`` overrides (JSON values, else text); every value has its default's type.
+
+    >>> d = {"seed": 0, "train": {"lr": 0.1, "epochs": 3}}
+    >>> nested_config(d, None, ["train.epochs=5"])["train"], d["train"]["epochs"]
+    ({'lr': 0.1, 'epochs': 5}, 3)
+    >>> nested_config(d, None, ["train.epoch=5"])
+    Traceback (most recent call last):
+    ...
+    experiments._runs.ConfigError: unknown config key 'train.epoch'; known under train: ['epochs', 'lr']
+    """
+    try:
+        data = json.loads(Path(path).read_text()) if path else {}
+    except FileNotFoundError:
+        raise ConfigError(f"no config file {str(path)!r}") from None
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}: not valid JSON: {e}") from None
+    cfg = merge_config(defaults, data)
+    for o in overrides:
+        k, eq, v = o.partition("=")
+        if not eq:
+            raise ConfigError(f"--set needs key=value, got {o!r}")
+        node, parts = cfg, k.split(".")
+        for p in parts[:-1]:
+            if not isinstance(node.get(p), dict):
+                raise ConfigError(f"unknown config key {k!r}")
+            node = node[p]
+        if parts[-1] not in node:
+            raise ConfigError(f"unknown config key {k!r}; known under {'.'.join(parts[:-1]) or 'the top'}: "
+                              f"{sorted(node)}")
+        try:
+            node[parts[-1]] = json.loads(v)
+        except json.JSONDecodeError:
+            node[parts[-1]] = v
+    check_types(cfg, defaults)
+    return cfg
+
+
+def merge_config(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[str, Any]:
+    """``base`` updated by ``over``, as a new nested dict (``base`` is never changed)."""
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if k not in base:
+            raise ConfigError(f"unknown config key {where + k!r}; known: {sorted(base)}")
+        out[k] = merge_config(base[k], v, where + k + ".") if isinstance(base[k], dict) and isinstance(v, dict) else v
+    return out
+
+
+def check_types(cfg: dict[str, Any], defaults: dict[str, Any], where: str = "") -> None:
+    """Every value has the type of its default (ints may stand for floats, numbers are not
+    negative, ``None`` takes anything), so a typo fails before hours of work."""
+    for k, default in defaults.items():
+        v, key = cfg[k], where + k
+        if isinstance(default, dict):
+            if not isinstance(v, dict):
+                raise ConfigError(f"config entry {key!r} must be a mapping, got {v!r}")
+            check_types(v, default, key + ".")
+        elif default is None or v is None:
+            continue
+        elif isinstance(default, bool):
+            if not isinstance(v, bool):
+                raise ConfigError(f"config entry {key!r} must be true or false, got {v!r}")
+        elif isinstance(default, (int, float)):
+            wrong_int = isinstance(default, int) and not isinstance(v, int)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or wrong_int:
+                raise ConfigError(f"config entry {key!r} must be {'an int' if isinstance(default, int) else 'a number'}"
+                                  f", got {v!r}")
+            if v < 0:
+                raise ConfigError(f"config entry {key!r} must not be negative, got {v!r}")
+        elif isinstance(default, list) and not isinstance(v, list):
+            raise ConfigError(f"config entry {key!r} must be a list, got {v!r}")
+        elif isinstance(default, str) and not isinstance(v, str):
+            raise ConfigError(f"config entry {key!r} must be text, got {v!r}")

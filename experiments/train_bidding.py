@@ -46,6 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from experiments._runs import check_types, merge_config, nested_config  # noqa: E402
+
 DEFAULTS: dict[str, Any] = {
     "study": "train_bidding",
     "seed": 0,
@@ -59,67 +61,9 @@ MODELS = ROOT / "agents" / "models"
 _RUN: dict[str, str] = {}  # the run directory of the training in progress (for the Ctrl-C message)
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in over.items():
-        if k not in base:
-            raise ValueError(f"unknown config key {k!r}; known: {sorted(base)}")
-        out[k] = _merge(base[k], v) if isinstance(base[k], dict) and isinstance(v, dict) else v
-    return out
-
-
-def _check_types(cfg: dict[str, Any], base: dict[str, Any], where: str = "") -> None:
-    """Every value has the type of its default (ints may stand for floats; None defaults take
-    anything), so a typo fails here, before hours of labelling."""
-    for k, default in base.items():
-        v = cfg[k]
-        key = f"{where}{k}"
-        if isinstance(default, dict):
-            if not isinstance(v, dict):
-                raise ValueError(f"config entry {key!r} must be a mapping, got {v!r}")
-            _check_types(v, default, key + ".")
-        elif default is None or v is None:
-            continue
-        elif isinstance(default, bool):
-            if not isinstance(v, bool):
-                raise ValueError(f"config entry {key!r} must be true or false, got {v!r}")
-        elif isinstance(default, (int, float)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(default, int)
-                                                                         and not isinstance(v, int)):
-                raise ValueError(f"config entry {key!r} must be {'an int' if isinstance(default, int) else 'a number'}"
-                                 f", got {v!r}")
-            if v < 0:
-                raise ValueError(f"config entry {key!r} must not be negative, got {v!r}")
-        elif isinstance(default, list) and not isinstance(v, list):
-            raise ValueError(f"config entry {key!r} must be a list, got {v!r}")
-        elif isinstance(default, str) and not isinstance(v, str):
-            raise ValueError(f"config entry {key!r} must be text, got {v!r}")
-
-
 def load_config(path: str | None, overrides: Sequence[str] = ()) -> dict[str, Any]:
     """The defaults, the JSON file ``path`` and ``key.sub=value`` overrides (JSON values), checked."""
-    if path is not None and not Path(path).is_file():
-        raise FileNotFoundError(f"no config file {path!r}")
-    cfg = json.loads(Path(path).read_text()) if path else {}
-    cfg = _merge(DEFAULTS, cfg)
-    for o in overrides:  # key.sub=value (JSON value)
-        k, eq, v = o.partition("=")
-        if not eq:
-            raise ValueError(f"--set needs key=value, got {o!r}")
-        node = cfg
-        parts = k.split(".")
-        for p in parts[:-1]:
-            if not isinstance(node.get(p), dict):
-                raise ValueError(f"unknown config key {k!r}")
-            node = node[p]
-        if parts[-1] not in node:
-            raise ValueError(f"unknown config key {k!r}; known under {'.'.join(parts[:-1]) or 'the top'}: "
-                             f"{sorted(node)}")
-        try:
-            node[parts[-1]] = json.loads(v)
-        except json.JSONDecodeError:
-            node[parts[-1]] = v
-    _check_types(cfg, DEFAULTS)
+    cfg = nested_config(DEFAULTS, path, overrides)
     if cfg["data"].get("generate"):
         from agents.bidding_data import LabelConfig
 
@@ -473,8 +417,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_bidding.py") -> i
         man = read_manifest(a.resume)
         if man.get("kind") != "training:bidding":
             raise ValueError(f"{a.resume!r} holds a {man.get('kind')} run, not a bidding-network training")
-        cfg = _merge(DEFAULTS, man["config"])
-        _check_types(cfg, DEFAULTS)
+        cfg = merge_config(DEFAULTS, man["config"])
+        check_types(cfg, DEFAULTS)
     else:
         cfg = load_config(a.config, a.set)
         if a.out:

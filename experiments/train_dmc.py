@@ -40,8 +40,6 @@ on from the checkpoint; ``--ship NAME`` copies the final model to ``agents/model
 from __future__ import annotations
 
 import argparse
-import copy
-import json
 import math
 import os
 import shutil
@@ -59,6 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from experiments._runs import ConfigError, check_types, merge_config, nested_config  # noqa: E402
 from skatsim.layout import (F_BID, F_DEALT0, F_DEALT_SKAT, F_DECLARER, F_FLAGS, F_GAME, F_KONTRA,  # noqa: E402
                             F_PHASE, F_PLAYER, PH_PLAY)
 from skatsim.rules import NULL  # noqa: E402
@@ -92,45 +91,9 @@ _RUN: dict[str, str] = {}
 _SIGNALS = {"saving": False, "pending": False}
 
 
-class ConfigError(ValueError):
-    """A config entry that is missing, unknown or of the wrong type or range."""
-
-
-def _merge(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[str, Any]:
-    """``base`` updated by ``over`` (a new nested dict: ``base`` is never changed)."""
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        if k not in base:
-            raise ConfigError(f"unknown config key {where + k!r}; known: {sorted(base)}")
-        out[k] = _merge(base[k], v, where + k + ".") if isinstance(base[k], dict) and isinstance(v, dict) else v
-    return out
-
-
-def _check_types(cfg: dict[str, Any], base: dict[str, Any], where: str = "") -> None:
-    for k, default in base.items():
-        v, key = cfg[k], where + k
-        if isinstance(default, dict):
-            if not isinstance(v, dict):
-                raise ConfigError(f"config entry {key!r} must be a mapping, got {v!r}")
-            _check_types(v, default, key + ".")
-        elif default is None or v is None:
-            continue
-        elif isinstance(default, (int, float)) and not isinstance(default, bool):
-            wrong_int = isinstance(default, int) and not isinstance(v, int)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or wrong_int:
-                raise ConfigError(f"config entry {key!r} must be {'an int' if isinstance(default, int) else 'a number'}"
-                                  f", got {v!r}")
-            if v < 0:
-                raise ConfigError(f"config entry {key!r} must not be negative, got {v!r}")
-        elif isinstance(default, list) and not isinstance(v, list):
-            raise ConfigError(f"config entry {key!r} must be a list, got {v!r}")
-        elif isinstance(default, str) and not isinstance(v, str):
-            raise ConfigError(f"config entry {key!r} must be a string, got {v!r}")
-
-
 def check_config(cfg: dict[str, Any]) -> dict[str, Any]:
     """Refuse a config that cannot train, before any work (a :class:`ConfigError` naming the entry)."""
-    _check_types(cfg, DEFAULTS)
+    check_types(cfg, DEFAULTS)
     if cfg["learn"] not in LEARN:
         raise ConfigError(f"learn must be one of {LEARN}, got {cfg['learn']!r}")
     if cfg["targets"] not in TARGETS:
@@ -182,28 +145,7 @@ def check_config(cfg: dict[str, Any]) -> dict[str, Any]:
 
 def load_config(path: str | None, overrides: Sequence[str] = ()) -> dict[str, Any]:
     """The defaults, then the JSON file ``path``, then ``key.sub=value`` overrides; checked."""
-    try:
-        data = json.loads(Path(path).read_text()) if path else {}
-    except FileNotFoundError:
-        raise ConfigError(f"no config file {path!r}") from None
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{path}: not valid JSON: {e}") from None
-    cfg = _merge(DEFAULTS, data)
-    for o in overrides:
-        k, eq, v = o.partition("=")
-        if not eq:
-            raise ConfigError(f"--set needs key=value, got {o!r}")
-        node, parts = cfg, k.split(".")
-        for p in parts[:-1]:
-            if not isinstance(node.get(p), dict):
-                raise ConfigError(f"unknown config key {k!r}")
-            node = node[p]
-        if parts[-1] not in node:
-            raise ConfigError(f"unknown config key {k!r}")
-        try:
-            node[parts[-1]] = json.loads(v)
-        except json.JSONDecodeError:
-            node[parts[-1]] = v
+    cfg = nested_config(DEFAULTS, path, overrides)
     return check_config(cfg)
 
 
@@ -669,7 +611,7 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
                       int(cfg["eval"]["seed"]))
         if cfg["targets"] == "solver":  # and the card choices on held-out solver-labelled positions
             if not held:
-                held.update(Actor(_merge(cfg, {"actors": {"epsilon": 0.0}}), 10_000).collect())
+                held.update(Actor(merge_config(cfg, {"actors": {"epsilon": 0.0}}), 10_000).collect())
             with torch.inference_mode():
                 q = net(torch.from_numpy(held["obs"])).numpy()
             r.update(dd_agreement(q, held["target"], held["mask"]))
@@ -828,7 +770,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
             man = read_manifest(a.resume)
             if man.get("kind") != KIND:
                 raise ConfigError(f"{a.resume!r} holds a {man.get('kind')} run, not a DMC training")
-            cfg = check_config(_merge(DEFAULTS, man["config"]))
+            cfg = check_config(merge_config(DEFAULTS, man["config"]))
             if a.set:  # go on past the old budget: the manifest records the new one
                 budget = load_config(None, a.set[-1:])["train"]["frames"]
                 if budget <= cfg["train"]["frames"]:
