@@ -31,9 +31,11 @@ def _play_prefix(seed: int, contract: str, declarer: int, moves: int):
 @pytest.mark.parametrize("seed", range(12))
 def test_with_the_true_world_as_only_sample_pimc_plays_a_solver_optimal_card(seed, monkeypatch):
     contract = ["C", "G", "SH", "N", "GHS", "D"][seed % 6]
-    s = _play_prefix(seed, contract, seed % 3, moves=random.Random(seed).randrange(0, 24))
-    if s.is_terminal() or len(s.legal_actions()) < 2:
-        return
+    moves = random.Random(seed).randrange(0, 24)
+    s = _play_prefix(seed, contract, seed % 3, moves)
+    while len(s.legal_actions()) < 2:  # a forced card or the end: a shorter prefix of the same game
+        moves -= 1  # (the first lead has ten cards)
+        s = _play_prefix(seed, contract, seed % 3, moves)
     p = s.current_player()
     true = np.array([[s.hand_mask(0), s.hand_mask(1), s.hand_mask(2), s.skat_mask()]], dtype=np.int64)
     monkeypatch.setattr(pimc_mod, "sample_worlds", lambda info, n, rng: true)
@@ -47,12 +49,21 @@ def test_with_the_true_world_as_only_sample_pimc_plays_a_solver_optimal_card(see
     assert (sol.move_values[card] if mover_decl else 1 - sol.move_values[card]) == best
 
 
+def _in_play(deal: int, rules: SkatRules, r: random.Random):
+    """A random game stopped before a card drawn at random from its play (the first deal from
+    ``deal`` on that is played, not passed in)."""
+    for d in range(deal, deal + 1000, 97):
+        cards = [i for i, (_, _, ph) in enumerate(play_random_game(d, rules).phase_history()) if ph == "play"]
+        if cards:
+            return play_random_game(d, rules, max_moves=r.choice(cards))
+    raise AssertionError(f"no deal from {deal} on is played")
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_sampled_and_enumerated_worlds_never_contradict_the_observation(seed):
     rules = SkatRules(kontra=seed % 2 == 0)
-    s = play_random_game(3000 + seed, rules, max_moves=random.Random(seed).randrange(6, 45))
-    if s.phase != "play" or s.contract is None:
-        return
+    s = _in_play(3000 + seed, rules, random.Random(seed))
+    assert s.phase == "play" and s.contract is not None
     for p in range(3):
         info = InfoState.from_observation(s.observation(p))
         for w in sample_worlds(info, 20, seed):

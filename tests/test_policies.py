@@ -22,10 +22,22 @@ def _view(state: SkatState, seat: int) -> np.ndarray:
     return v
 
 
-def _mid_game(seed: int, offset: int) -> SkatState:
-    """A random game stopped after a seeded number of moves, under rules varied by ``seed``."""
+def _mid_game(seed: int, offset: int, live: bool = True) -> SkatState:
+    """A random game stopped after a seeded number of moves, under rules varied by ``seed``:
+    before its end when ``live`` (about a third of the games end within 60 moves)."""
     rules = SkatRules(ramsch=seed % 3 == 0, kontra=seed % 2 == 1)
-    return play_random_game(offset + seed, rules, max_moves=random.Random(seed).randrange(0, 60))
+    end = len(play_random_game(offset + seed, rules).history()) if live else 60
+    return play_random_game(offset + seed, rules, max_moves=random.Random(seed).randrange(0, min(end, 60)))
+
+
+def _to_move(seed: int, offset: int, name: str) -> tuple[SkatState, int, int, np.ndarray, np.ndarray]:
+    """A live mid-game state, the seat to move, built-in policy ``name``'s id and defaults,
+    and the seat's view."""
+    s = _mid_game(seed, offset)
+    assert not s.is_terminal()
+    p = s.current_player()
+    pid, params = _builtin(name)
+    return s, p, pid, params, _view(s, p)
 
 
 def _builtin(name: str) -> tuple[int, np.ndarray]:
@@ -41,12 +53,7 @@ def _builtin(name: str) -> tuple[int, np.ndarray]:
 def test_redealing_hidden_cards_never_changes_a_decision(name: str, seed: int) -> None:
     """The view a policy gets is identical in every world the seat cannot tell apart,
     so its decision is too (for any parameters and random stream)."""
-    s = _mid_game(seed, 500)
-    if s.is_terminal():
-        return
-    p = s.current_player()
-    pid, params = _builtin(name)
-    mine = _view(s, p)
+    s, p, pid, params, mine = _to_move(seed, 500, name)
     gen = np.random.default_rng(seed)
     for k in range(4):
         w = s.resample_from_infostate(p, gen)
@@ -122,7 +129,7 @@ def _masked_in_place(st, seat, out):
 def test_mask_in_place_is_the_view_and_unmask_restores(seed: int) -> None:
     """The batch engine's in-place mask (its built-in seats' view) is field for field
     ``mask_view``'s view, for every seat and phase, and ``unmask`` restores the state."""
-    s = _mid_game(seed, 900)
+    s = _mid_game(seed, 900, live=False)  # ended games too
     for seat in range(3):
         st = s._st.copy()
         got = np.empty(G.N_FIELDS, dtype=np.int64)
@@ -135,12 +142,7 @@ def test_mask_in_place_is_the_view_and_unmask_restores(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(40))
 def test_builtin_policies_never_write_to_their_view(name: str, seed: int) -> None:
     """What lets the batch engine hand a built-in policy the state masked in place."""
-    s = _mid_game(seed, 700)
-    if s.is_terminal():
-        return
-    p = s.current_player()
-    pid, params = _builtin(name)
-    v = _view(s, p)
+    _, p, pid, params, v = _to_move(seed, 700, name)
     before = v.copy()
     policy_act(pid, v, p, params, 77)
     np.testing.assert_array_equal(v, before)
