@@ -666,11 +666,8 @@ def _finished_value(state: Any, seat: int, mode: str, goal: Any) -> float:
     d = state.declarer
     if d is None:
         raise ValueError("the game has no declarer (passed in or Ramsch): no value to give")
-    from .kernels import game as G
-
-    r = state._result_array()
-    pts = int(r[G.R_DECL_POINTS])
-    tricks = int(r[G.R_DECL_TRICKS])
+    r = state.result
+    pts, tricks = r.declarer_points, r.declarer_tricks
     if mode == "exact" and state.game_type != NULL:
         return float(pts if seat == d else 120 - pts)
     wins = tricks == 0 if goal == "null" else tricks == 10 if goal == "schwarz" else pts >= int(goal)

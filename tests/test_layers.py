@@ -1,0 +1,105 @@
+"""The layers the folders show: ``skatsim`` (the game and its engine) imports nothing from
+``agents`` or ``skatsim_app``, ``agents`` nothing from ``skatsim_app``; the layouts module is
+free of numba; and the core's module-level imports form no circle. Read from the source
+(every ``import``, also those inside functions), so a lazy import cannot hide a wrong arrow."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, top_level_only: bool = False) -> set[str]:
+    """The absolute names of the modules ``path`` imports (relative imports resolved)."""
+    tree = ast.parse(path.read_text(), str(path))
+    mod = _module(path)
+    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    out: set[str] = set()
+    for n in nodes:
+        if isinstance(n, ast.Import):
+            out.update(a.name for a in n.names)
+        elif isinstance(n, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - (n.level - 1)] if n.level else []
+            name = ".".join(base + ([n.module] if n.module else []))
+            out.add(name)
+            out.update(f"{name}.{a.name}" for a in n.names)  # "from pkg import module"
+    return out
+
+
+def _files(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize("package, above", [("skatsim", ("agents", "skatsim_app")), ("agents", ("skatsim_app",))])
+def test_no_import_points_up_a_layer(package: str, above: tuple[str, ...]) -> None:
+    wrong = [f"{p.relative_to(ROOT)} imports {m}" for p in _files(package) for m in sorted(_imports(p))
+             if m.split(".")[0] in above]
+    assert not wrong, wrong
+
+
+def test_the_layouts_are_free_of_numba() -> None:
+    """``skatsim.layout`` is what both the kernels and ``scoring`` import: no numba in it."""
+    assert not {m for m in _imports(ROOT / "skatsim" / "layout.py") if m.split(".")[0] == "numba"}
+
+
+def test_the_core_has_no_import_circle() -> None:
+    """Module-level imports among ``skatsim``'s modules form a graph without a cycle."""
+    mods = {_module(p): p for p in _files("skatsim")}
+    graph = {m: {i for i in _imports(p, top_level_only=True) if i in mods and i != m} for m, p in mods.items()}
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+
+    def visit(m: str, path: list[str]) -> None:
+        state[m] = 1
+        for n in sorted(graph[m]):
+            if n.startswith(m + "."):  # a package importing its own submodule is no circle
+                continue
+            if state.get(n) == 1:
+                raise AssertionError("import circle: " + " -> ".join(path[path.index(n):] + [m, n]))
+            if n not in state:
+                visit(n, path + [m])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [])
+
+
+def test_importing_the_whole_core_loads_no_agent() -> None:
+    code = ("import pkgutil, importlib, sys, skatsim\n"
+            "for m in pkgutil.walk_packages(skatsim.__path__, 'skatsim.'):\n"
+            "    importlib.import_module(m.name)\n"
+            "print(sorted({k.split('.')[0] for k in sys.modules} & {'agents', 'skatsim_app'}))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_no_module_reads_a_game_state_s_private_fields() -> None:
+    """``SkatState.vector`` (and its public methods) are the one view other modules read:
+    no ``something._st`` or ``state._play_moves()`` outside ``skatsim/state.py``."""
+    from skatsim.state import SkatState
+
+    private = {n for n in SkatState.__slots__ if n.startswith("_")}
+    private |= {n for n in vars(SkatState) if n.startswith("_") and not n.startswith("__")}
+    wrong = []
+    for package in ("skatsim", "agents", "skatsim_app"):
+        for p in _files(package):
+            if p == ROOT / "skatsim" / "state.py":
+                continue
+            for n in ast.walk(ast.parse(p.read_text(), str(p))):
+                if (isinstance(n, ast.Attribute) and n.attr in private
+                        and not (isinstance(n.value, ast.Name) and n.value.id in ("self", "cls"))):
+                    wrong.append(f"{p.relative_to(ROOT)}:{n.lineno} reads .{n.attr}")
+    assert not wrong, wrong
