@@ -385,7 +385,7 @@ def void_masks(state: "SkatState") -> list[int]:
     game = state.game_type
     if game is None:
         return voids
-    moves = [(p, a) for p, a, ph in state.phase_history() if ph == "play"]
+    moves = state.play_history()
     for i in range(0, len(moves), 3):
         trick = moves[i:i + 3]
         led = trick[0][1]

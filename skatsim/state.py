@@ -609,10 +609,16 @@ class SkatState:
 
     def tricks(self) -> list[tuple[int, list[int], int]]:
         """Completed tricks as ``(leader, [cards], winner)``."""
-        return tricks_from_moves(self._play_moves(), int(self._st[K.F_LAST_WINNER]))
+        return tricks_from_moves(self.play_history(), int(self._st[K.F_LAST_WINNER]))
 
-    def _play_moves(self) -> list[tuple[int, int]]:
-        """(seat, card) for every card played, in order."""
+    def play_history(self) -> list[tuple[int, int]]:
+        """``(seat, card)`` for every card played so far, in order (the card-play part of
+        :meth:`history_with_players`).
+
+        >>> s = SkatState.new_game(seed=3)
+        >>> s.play_history()
+        []
+        """
         return [(p, a) for p, a, ph in zip(self._players, self._actions, self._phases) if ph == K.PH_PLAY]
 
     def resample_from_infostate(self, player: int, rng: "np.random.Generator | int | None" = None) -> "SkatState":

@@ -47,7 +47,7 @@ def test_voids_are_inferred_from_not_following() -> None:
         s = play_random_game(seed, max_moves=60)
         if s.game_type is None:
             continue
-        moves = s._play_moves()
+        moves = s.play_history()
         expected = [0, 0, 0]
         for i in range(0, len(moves) - 2, 3):
             led = moves[i][1]
@@ -89,7 +89,7 @@ def test_resampling_is_uniform_over_consistent_worlds() -> None:
     for seed in range(500):
         t = play_random_game(seed, max_moves=0)
         r = random.Random(seed)
-        while not t.is_terminal() and not (t.phase == "play" and len(t._play_moves()) == 22):
+        while not t.is_terminal() and not (t.phase == "play" and len(t.play_history()) == 22):
             t.apply_action(r.choice(t.legal_actions()))
         if t.phase == "play" and not t.skat_picked_up and any(void_masks(t)) and t.declarer != 0:
             s = t

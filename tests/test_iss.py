@@ -174,7 +174,7 @@ def test_iter_iss_collects_errors_and_goes_on(tmp_path) -> None:
 # --------------------------------------------------------------------------- the engine's endings
 def _played_to(s: SkatState, n_cards: int, seed: int = 0) -> SkatState:
     rng = random.Random(seed)
-    while not s.is_terminal() and len(s._play_moves()) < n_cards:
+    while not s.is_terminal() and len(s.play_history()) < n_cards:
         s.apply_action(rng.choice(s.legal_actions()))
     return s
 
@@ -217,7 +217,7 @@ def test_defenders_resign_only_together() -> None:
     with pytest.raises(ValueError, match="cannot resign"):
         s.resign(0)  # said twice
     pts_def = s.points()[0] + s.points()[1]
-    completed = len(s._play_moves()) // 3
+    completed = len(s.play_history()) // 3
     mine = s.tricks_won()[2]
     assert s.resign(1) is True and s.ending == "defenders_resigned" and s.ending_seat is None
     r = s.result

@@ -88,7 +88,7 @@ def test_importing_the_whole_core_loads_no_agent() -> None:
 
 def test_no_module_reads_a_game_state_s_private_fields() -> None:
     """``SkatState.vector`` (and its public methods) are the one view other modules read:
-    no ``something._st`` or ``state._play_moves()`` outside ``skatsim/state.py``."""
+    no ``something._st`` or ``state._result_array()`` outside ``skatsim/state.py``."""
     from skatsim.state import SkatState
 
     private = {n for n in SkatState.__slots__ if n.startswith("_")}

@@ -115,7 +115,7 @@ def _late_defender_state() -> SkatState:
     for seed in range(500):
         r = random.Random(seed)
         t = SkatState.new_game(seed=seed)
-        while not t.is_terminal() and not (t.phase == "play" and len(t._play_moves()) == 22):
+        while not t.is_terminal() and not (t.phase == "play" and len(t.play_history()) == 22):
             t.apply_action(r.choice(t.legal_actions()))
         if t.phase == "play" and t.declarer != 0 and any(void_masks(t)):
             return t
@@ -128,7 +128,7 @@ def test_sample_worlds_is_uniform(picked):
     for seed in range(2000):
         r = random.Random(seed)
         t = SkatState.new_game(seed=seed)
-        while not t.is_terminal() and not (t.phase == "play" and len(t._play_moves()) == 22):
+        while not t.is_terminal() and not (t.phase == "play" and len(t.play_history()) == 22):
             t.apply_action(r.choice(t.legal_actions()))
         if t.phase == "play" and t.declarer != 0 and any(void_masks(t)) and t.skat_picked_up == picked:
             s = t
