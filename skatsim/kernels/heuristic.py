@@ -602,7 +602,7 @@ def _dump(hand, legal, g):
 
 
 # ----------------------------------------------------------------------------- card play
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline='always')
 def _suit_lead(view, me, g, d, hand, out, dh):
     """Lead in a suit or grand game (declarer or defender)."""
     tm = _TRUMP[g]
@@ -687,7 +687,7 @@ def _suit_lead(view, me, g, d, hand, out, dh):
     return _min_of(T, _DUMP, off)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline='always')
 def _suit_follow(view, me, g, d, hand, legal, out, dh, n, params):
     """Second or third card in a suit or grand game. A defender smears (points on the
     partner's trick) when last, or second when the declarer cannot beat the partner's card
