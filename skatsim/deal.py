@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from ._random import SeedLike, to_seed
-from .bits import iter_bits, nth_bit, rand_below
+from .bits import iter_bits, nth_bit_mask, rand_below
 from .cards import ALL_CARDS, CardSet, CardsLike, card_name, parse_card, to_mask
 
 __all__ = ["Deal", "deal", "deal_from_order", "deal_from_hands", "DEAL_TARGETS", "deal_masks",
@@ -63,8 +63,7 @@ def deal_masks(rng: int):
     sk = 0
     for i in range(32):
         k, rng = rand_below(rng, 32 - i)
-        c = nth_bit(remaining, k)
-        bit = 1 << c
+        bit = nth_bit_mask(remaining, k)
         remaining ^= bit
         t = _TARGETS[i]
         if t == 0:

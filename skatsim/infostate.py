@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from .bits import iter_bits, nth_bit, popcount, rand_below, seed_state
+from .bits import iter_bits, nth_bit_mask, popcount, rand_below, seed_state
 from .cards import ALL_CARDS
 from .contracts import OUVERT
 from .deal import deal_from_hands
@@ -262,7 +262,7 @@ def _choose(rng: int, mask: int, k: int):
     m = mask
     for i in range(k):
         j, rng = _uniform(rng, popcount(m))
-        b = 1 << nth_bit(m, j)
+        b = nth_bit_mask(m, j)
         out |= b
         m ^= b
     return out, rng
