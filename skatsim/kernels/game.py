@@ -270,6 +270,13 @@ def _apply_play(st, card: int) -> None:
 
 
 @njit(cache=True, inline='always')
+def apply_card(st, card: int) -> None:
+    """Apply a legal card in phase ``PH_PLAY``: :func:`apply_action`'s play branch, for a
+    loop that already knows the phase (no phase dispatch)."""
+    _apply_play(st, card)
+
+
+@njit(cache=True, inline='always')
 def apply_action(st, a: int) -> None:
     """Apply a legal action (callers check legality with :func:`is_legal`)."""
     ph = st[F_PHASE]

@@ -1293,6 +1293,24 @@ def _seat_limit(st, seat, params):
 
 
 @njit(cache=True, inline='always')
+def decides_cards(params):
+    """Does a rule-based seat with the parameter row ``params`` choose its cards with the
+    heuristic (not ``random_cards``)? Then :func:`card_on_state` is its card."""
+    return params[P_RANDOM] == 0.0
+
+
+@njit(cache=True, inline='always')
+def card_on_state(st, seat, params):
+    """The rule-based card of ``seat`` (phase PH_PLAY, :func:`decides_cards`) taken on the
+    true state ``st``: the only legal card, else the card decision on ``st`` masked in place
+    for the call (the seat sees only its view). ``params``: the three seats' rows."""
+    legal = _legal_cards(st, seat)
+    if legal & (legal - 1) == 0:
+        return lsb(legal)
+    return _card_in_place(st, seat, params, legal)
+
+
+@njit(cache=True, inline='always')
 def on_state(st, seat, params, limits):
     """The rule-based action for ``seat`` taken on the true state ``st`` by the batch engine,
     else -1 (then call :func:`rule_based_policy` on the seat's view). The same action as the
@@ -1307,12 +1325,9 @@ def on_state(st, seat, params, limits):
     """
     ph = st[G.F_PHASE]
     if ph == G.PH_PLAY:
-        if params[seat, P_RANDOM] != 0.0:
+        if not decides_cards(params[seat]):
             return -1
-        legal = _legal_cards(st, seat)
-        if legal & (legal - 1) == 0:
-            return lsb(legal)
-        return _card_in_place(st, seat, params, legal)
+        return card_on_state(st, seat, params)
     if ph == G.PH_BID and params[seat, P_RANDBID] == 0.0:
         if limits[seat] < 0:
             limits[seat] = _seat_limit(st, seat, params)

@@ -34,7 +34,9 @@ public fields), which saves the view copy on the fastest path. The built-in poli
 the state vector itself masked in place (:func:`skatsim.kernels.game.mask_in_place`, the
 same fields as ``mask_view``; they never write to their view, which the tests check); a
 rule-based seat's cards and limit bids are decided in the deal loop itself
-(:func:`skatsim.kernels.heuristic.on_state`, the same actions). A user's policy gets its
+(:func:`skatsim.kernels.heuristic.on_state`, the same actions; a rule-based card takes a
+path of its own, :func:`skatsim.kernels.heuristic.card_on_state` then
+:func:`skatsim.kernels.game.apply_card`, with no phase dispatch). A user's policy gets its
 own copy.
 """
 
@@ -48,7 +50,7 @@ from ..bits import _GOLDEN, assume_below, mix64, seat_stream
 from ..bits import M64 as _M64
 from ..deal import deal_masks
 from . import game as G
-from .heuristic import on_state
+from .heuristic import card_on_state, decides_cards, on_state
 from .policies import POLICY_CUSTOM, POLICY_RANDOM, POLICY_RULE_BASED, act
 
 __all__ = ["RESULT_DTYPE", "MAX_ACTIONS", "BLOCK", "random_policy", "play_deal", "play_block",
@@ -136,12 +138,27 @@ def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions,
     """
     h0, h1, h2, sk, _ = deal_masks(deal_seed)
     G.init_state(st, h0, h1, h2, sk, options)
+    rb_cards = 0  # seats whose cards the rule-based heuristic decides (bit s)
     for s in range(3):
         rngs[s] = seat_stream(deal_seed, s)
         limits[s] = -1
+        if not all_random and pids[s] == POLICY_RULE_BASED and decides_cards(params[s]):
+            rb_cards |= 1 << s
     n = 0
-    while st[G.F_PHASE] != G.PH_DONE:
+    while True:
+        ph = st[G.F_PHASE]
+        if ph == G.PH_DONE:
+            break
         p = assume_below(st[G.F_PLAYER], 3)
+        if ph == G.PH_PLAY and (rb_cards >> p) & 1:  # the hot path: a rule-based card
+            a = card_on_state(st, p, params)
+            if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
+                return -(n + 1)
+            G.apply_card(st, a)
+            if record:
+                actions[i, n] = a
+            n += 1
+            continue
         pid = pids[p]
         if all_random or pid == POLICY_RANDOM:
             a, rngs[p] = G.random_action(st, rngs[p])
