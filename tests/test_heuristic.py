@@ -429,3 +429,56 @@ def test_a_built_in_decision_outside_the_legal_set_becomes_its_lowest_action(a, 
     if lo:
         cards = [i for i in range(32) if lo >> i & 1]
         assert _checked_card(a, lo) == (a if a in cards else cards[0])
+
+
+# ----------------------------------------------------------------------------- bid cutoffs
+_hands10 = st.lists(st.integers(0, 31), min_size=10, max_size=10, unique=True).map(lambda cs: sum(1 << c for c in cs))
+_bid_rows = st.fixed_dictionaries({
+    "bid_threshold": st.floats(0.0, 1.0), "hand_min_p": st.floats(0.0, 1.0), "scale": st.floats(0.001, 5.0),
+    "pickup_scale": st.floats(0.001, 5.0), "suit_T": st.floats(-20.0, 30.0), "pickup_gain": st.floats(-10.0, 10.0),
+    "trump_length": st.floats(-2.0, 2.0), "no_hand": st.sampled_from([0.0, 1.0]),
+    "no_grand": st.sampled_from([0.0, 1.0])})
+
+
+@given(_bid_rows, st.lists(_hands10, min_size=30, max_size=30), st.integers(0, 2))
+def test_bid_limit_cut_equals_bid_limit(row, hands, seat):
+    from skatsim.kernels.heuristic import bid_cutoffs, bid_limit_cut
+
+    p = params_array(**row)
+    xp, xh, ok = bid_cutoffs(p)
+    assert ok
+    for h in hands:
+        assert bid_limit_cut(h, seat, p, xp, xh) == bid_limit(h, seat, p)
+
+
+@given(_bid_rows, st.booleans())
+def test_bid_cutoff_is_where_the_chance_test_turns_true(row, hand):
+    """The test is ``x >= cutoff`` on both sides of the cutoff, for the neighbouring doubles
+    and a sweep of margins, not only at the margins random hands happen to reach."""
+    from skatsim.kernels.heuristic import P_HANDP, P_THR, _chance_ok, bid_cutoffs
+
+    p = params_array(**row)
+    thr = max(p[P_THR], p[P_HANDP]) if hand else p[P_THR]
+    cut = bid_cutoffs(p)[1 if hand else 0]
+    if np.isfinite(cut):
+        below, above = np.nextafter(cut, -np.inf), np.nextafter(cut, np.inf)
+        assert _chance_ok(cut, p, thr, hand) and _chance_ok(above, p, thr, hand)
+        assert not _chance_ok(below, p, thr, hand)
+    for x in np.linspace(-40.0, 40.0, 801):
+        assert _chance_ok(x, p, thr, hand) == (x >= cut)
+
+
+@pytest.mark.parametrize("row", [dict(pickup_scale=-1.0), dict(suit_T=1e7), dict(scale=1e-4)])
+def test_engine_bids_with_bid_limit_where_cutoffs_do_not_apply(row):
+    from skatsim.deal import deal as make_deal
+    from skatsim.kernels.heuristic import _seat_limit, bid_cutoffs, seat_cutoffs
+
+    p = params_array(**row)
+    assert not bid_cutoffs(p)[2]
+    params = np.stack([p, P, p])
+    cuts = seat_cutoffs(params)
+    assert list(cuts[:, 2]) == [0.0, 1.0, 0.0]
+    for seed in range(200):
+        st_ = SkatState.new_game(deal=make_deal(seed)).vector
+        for seat in range(3):
+            assert _seat_limit(st_, seat, params, cuts) == bid_limit(int(st_[G.F_HAND0 + seat]), seat, params[seat])

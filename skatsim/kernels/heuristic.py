@@ -58,7 +58,9 @@ won rate of contracts forced on random deals and played out by this player again
 Speed: bit tricks on card masks and table lookups (a tabulated logistic, shared per-suit
 lookups for the five trump games); loops run over at most the 12 cards of a hand. No
 allocation. About 80 ns per bidding decision, 35 ns per card, 150 ns per discard on an
-idle core.
+idle core. The batch engine's bid limits (:func:`bid_limit_cut`) test the chances as two
+comparisons of the strength margin with cutoffs found once per run chunk
+(:func:`bid_cutoffs`): the same limits without a division or a table lookup per game.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ from ..valuation import HAND as HAND_GAME
 from . import game as G
 
 __all__ = ["PARAM_NAMES", "DEFAULT_PARAMS", "PARAM_DOCS", "rule_based_policy", "bid_limit",
+           "bid_limit_cut", "bid_cutoffs",
            "suit_strength", "grand_strength", "null_bad", "game_chance", "greedy_discard",
            "bid_decision", "skat_decision", "discard_decision", "declare_decision",
            "kontra_decision", "card_decision", "params_array"]
@@ -111,6 +114,7 @@ _PARAMS = (
 PARAM_NAMES: tuple[str, ...] = tuple(p[0] for p in _PARAMS)
 DEFAULT_PARAMS: tuple[float, ...] = tuple(float(p[1]) for p in _PARAMS)
 PARAM_DOCS: dict[str, str] = {p[0]: p[2] for p in _PARAMS}
+_N_PARAMS = len(_PARAMS)
 
 (P_THR, P_SCALE, P_T, P_GRAND, P_GAIN, P_PSCALE, P_HANDP, P_MAXBID, P_RANDOM, P_NONULL, P_NOGRAND,
  P_NOHAND, P_FH, P_GFH, P_TLEN, P_VOID, P_SKATPTS, P_SCHN, P_OUVERT, P_KONTRA, P_RE,
@@ -474,16 +478,21 @@ def _null_pick_chance(bad, ouvert, params):
     return p * 0.85 if ouvert else p
 
 
-@njit(cache=True, _nrt=False)
-def bid_limit(h, seat, params):
-    """Highest game value the seat bids or holds with its ten cards ``h``.
+@njit(cache=True, inline='always')
+def _chance_ok(x, params, thr, hand):
+    """:func:`bid_limit`'s chance test at the strength margin ``x`` (strength minus
+    ``suit_T``): the chance after a pickup (``hand`` False: with ``pickup_gain``, at
+    ``pickup_scale``) or of a hand game is at least ``thr``."""
+    if hand:
+        return _logistic(x / params[P_SCALE]) >= thr
+    return _logistic((x + params[P_GAIN]) / params[P_PSCALE]) >= thr
 
-    Every contract is considered: the four suits and grand after a pickup (chance with
-    ``pickup_gain``) and as hand games (one more multiplier, chance >= ``hand_min_p``),
-    null, null hand, null ouvert and null ouvert hand; the value uses the matadors of the
-    ten cards. The limit is the highest value with chance >= ``bid_threshold``, capped at
-    ``max_bid`` (``inf``: no cap). 0 means pass.
-    """
+
+@njit(cache=True, inline='always')
+def _bid_limit(h, seat, params, xp, xh, cut):
+    """The body of :func:`bid_limit` (``cut`` False) and :func:`bid_limit_cut` (``cut``
+    True: the chance tests as ``x >= xp`` / ``x >= xh``, see :func:`bid_cutoffs`); ``cut`` is
+    a constant at each call site."""
     thr = params[P_THR]
     hthr = max(thr, params[P_HANDP])
     nohand = params[P_NOHAND] != 0.0
@@ -492,8 +501,12 @@ def bid_limit(h, seat, params):
     best = 0
     for g in range(5):  # without jumps: the chance tests depend on random cards
         x = st[g] - params[P_T]
-        okp = _logistic((x + params[P_GAIN]) / params[P_PSCALE]) >= thr
-        okh = (_logistic(x / params[P_SCALE]) >= hthr) & (not nohand)
+        if cut:
+            okp = x >= xp
+            okh = (x >= xh) & (not nohand)
+        else:
+            okp = _chance_ok(x, params, thr, False)
+            okh = _chance_ok(x, params, hthr, True) & (not nohand)
         v = game_value(g, branchless(okh, HAND_GAME, 0), _mat(h, g))
         best = max(best, branchless((okp | okh) & (not (g == GRAND and nogrand)), v, 0))
     if params[P_NONULL] == 0.0:
@@ -508,6 +521,96 @@ def bid_limit(h, seat, params):
             if _null_chance(bad, True, True, params) >= hthr:
                 best = max(best, null_value(HAND_GAME | OUVERT))
     return min(best, int(min(params[P_MAXBID], _TOP_BID)))
+
+
+@njit(cache=True, _nrt=False)
+def bid_limit(h, seat, params):
+    """Highest game value the seat bids or holds with its ten cards ``h``.
+
+    Every contract is considered: the four suits and grand after a pickup (chance with
+    ``pickup_gain``) and as hand games (one more multiplier, chance >= ``hand_min_p``),
+    null, null hand, null ouvert and null ouvert hand; the value uses the matadors of the
+    ten cards. The limit is the highest value with chance >= ``bid_threshold``, capped at
+    ``max_bid`` (``inf``: no cap). 0 means pass.
+    """
+    return _bid_limit(h, seat, params, 0.0, 0.0, False)
+
+
+@njit(cache=True, _nrt=False)
+def bid_limit_cut(h, seat, params, xp, xh):
+    """:func:`bid_limit` with its chance tests as two comparisons of the strength margin,
+    ``x >= xp`` (pickup) and ``x >= xh`` (hand), for the cutoffs ``(xp, xh)`` that
+    :func:`bid_cutoffs` found for ``params``: no division or table lookup per game (the
+    batch engine's bidding)."""
+    return _bid_limit(h, seat, params, xp, xh, True)
+
+
+# bid_cutoffs answers for parameter rows within these bounds; a strength margin then stays
+# far inside +-_X_MAX, where the chance tests are well defined (no overflow in the logistic's
+# table index) and non-decreasing
+_CUT_PARAM_MAX = 1e6
+_CUT_SCALE_MIN = 1e-3
+_X_MAX = 1e12
+_SIGN = -(1 << 63)
+
+
+@njit(cache=True, inline='always')
+def _key_double(k, ibuf, fbuf):
+    """The double whose order key is ``k`` (the int64 that sorts like the double; ``ibuf``/
+    ``fbuf``: one int64 viewed as a float64)."""
+    ibuf[0] = k if k >= 0 else (-k) | _SIGN
+    return fbuf[0]
+
+
+@njit(cache=True, inline='always')
+def _double_key(x, ibuf, fbuf):
+    """The order key of the double ``x`` (the inverse of :func:`_key_double`)."""
+    fbuf[0] = x
+    k = ibuf[0]
+    return k if k >= 0 else -(k & ~_SIGN)
+
+
+@njit(cache=True)
+def _chance_cutoff(params, thr, hand):
+    """The smallest double ``x`` in ``[-_X_MAX, _X_MAX]`` with ``_chance_ok(x, params, thr,
+    hand)`` (-inf: all of them; nan: none): a bisection on the order keys of doubles."""
+    ibuf = np.zeros(1, dtype=np.int64)
+    fbuf = ibuf.view(np.float64)
+    lo = _double_key(-_X_MAX, ibuf, fbuf)
+    hi = _double_key(_X_MAX, ibuf, fbuf)
+    if _chance_ok(-_X_MAX, params, thr, hand):
+        return -np.inf
+    if not _chance_ok(_X_MAX, params, thr, hand):
+        return np.nan
+    while lo < hi - 1:  # the test is false at lo and true at hi (hi - lo would overflow)
+        mid = (lo & hi) + ((lo ^ hi) >> 1)  # floor((lo + hi) / 2) without overflow
+        if _chance_ok(_key_double(mid, ibuf, fbuf), params, thr, hand):
+            hi = mid
+        else:
+            lo = mid
+    return _key_double(hi, ibuf, fbuf)
+
+
+@njit(cache=True)
+def bid_cutoffs(params):
+    """``(xp, xh, ok)`` for :func:`bid_limit_cut`: the smallest strength margins ``x`` at which
+    :func:`bid_limit`'s pickup and hand chance tests pass (``-inf``: always, ``nan``: never).
+
+    Each test is a non-decreasing function of ``x`` when ``pickup_scale`` and ``scale`` are
+    positive (rounding, division by a positive number and the tabulated logistic keep the
+    order), so it is exactly ``x >= cutoff``. ``ok`` is False for a row outside the bounds
+    that guarantee this (a scale below 0.001, a parameter beyond 1e6 in size, ``max_bid``
+    aside); :func:`bid_limit` serves such rows.
+    """
+    ok = params[P_PSCALE] >= _CUT_SCALE_MIN and params[P_SCALE] >= _CUT_SCALE_MIN
+    for i in range(_N_PARAMS):
+        if i != P_MAXBID and not abs(params[i]) <= _CUT_PARAM_MAX:
+            ok = False
+    if not ok:
+        return np.nan, np.nan, False
+    thr = params[P_THR]
+    hthr = max(thr, params[P_HANDP])
+    return _chance_cutoff(params, thr, False), _chance_cutoff(params, hthr, True), True
 
 
 # ----------------------------------------------------------------------------- small helpers
@@ -1286,10 +1389,28 @@ def _card_in_place(st, seat, params, legal):
 
 
 @njit(cache=True, _nrt=False)
-def _seat_limit(st, seat, params):
+def _seat_limit(st, seat, params, cuts):
     """:func:`bid_limit` of ``seat``'s cards in ``st`` with its row of the three seats'
-    ``params`` (taken here, without reference counting, as in :func:`_card_in_place`)."""
-    return bid_limit(st[G.F_HAND0 + seat], seat, params[seat])
+    ``params`` (taken here, without reference counting, as in :func:`_card_in_place`): by
+    :func:`bid_limit_cut` with the seat's row of ``cuts`` (:func:`seat_cutoffs`) where its
+    ``ok`` column allows."""
+    h = st[G.F_HAND0 + seat]
+    if cuts[seat, 2] != 0.0:
+        return bid_limit_cut(h, seat, params[seat], cuts[seat, 0], cuts[seat, 1])
+    return bid_limit(h, seat, params[seat])
+
+
+@njit(cache=True)
+def seat_cutoffs(params):
+    """The three seats' :func:`bid_cutoffs` as a float64 ``(3, 3)`` array (``xp, xh, ok``;
+    ``params``: the three seats' rows), computed once per run chunk for :func:`on_state`."""
+    cuts = np.zeros((3, 3), dtype=np.float64)
+    for s in range(3):
+        xp, xh, ok = bid_cutoffs(params[s])
+        cuts[s, 0] = xp
+        cuts[s, 1] = xh
+        cuts[s, 2] = 1.0 if ok else 0.0
+    return cuts
 
 
 @njit(cache=True, inline='always')
@@ -1311,7 +1432,7 @@ def card_on_state(st, seat, params):
 
 
 @njit(cache=True, inline='always')
-def on_state(st, seat, params, limits):
+def on_state(st, seat, params, limits, cuts):
     """The rule-based action for ``seat`` taken on the true state ``st`` by the batch engine,
     else -1 (then call :func:`rule_based_policy` on the seat's view). The same action as the
     policy's, and its ``rng`` is untouched. ``params``: the three seats' parameter rows.
@@ -1320,8 +1441,9 @@ def on_state(st, seat, params, limits):
       on ``st`` masked in place for the call (the seat sees only its view);
     - bidding (not ``random_bidding``): :func:`bid_decision` with the seat's
       :func:`bid_limit` kept in ``limits[seat]`` (int64 scratch, -1 at the start of a deal:
-      the limit depends only on the seat's ten cards and ``params``), which reads only the
-      mover's hand and public fields.
+      the limit depends only on the seat's ten cards and ``params``; computed with the
+      seats' :func:`seat_cutoffs` ``cuts``), which reads only the mover's hand and public
+      fields.
     """
     ph = st[G.F_PHASE]
     if ph == G.PH_PLAY:
@@ -1330,7 +1452,7 @@ def on_state(st, seat, params, limits):
         return card_on_state(st, seat, params)
     if ph == G.PH_BID and params[seat, P_RANDBID] == 0.0:
         if limits[seat] < 0:
-            limits[seat] = _seat_limit(st, seat, params)
+            limits[seat] = _seat_limit(st, seat, params, cuts)
         return _legal_or_lowest(st, _bid_from_limit(st, seat, limits[seat]))
     return -1
 

@@ -50,7 +50,7 @@ from ..bits import _GOLDEN, assume_below, mix64, seat_stream
 from ..bits import M64 as _M64
 from ..deal import deal_masks
 from . import game as G
-from .heuristic import card_on_state, decides_cards, on_state
+from .heuristic import card_on_state, decides_cards, on_state, seat_cutoffs
 from .policies import POLICY_CUSTOM, POLICY_RANDOM, POLICY_RULE_BASED, act
 
 __all__ = ["RESULT_DTYPE", "MAX_ACTIONS", "BLOCK", "random_policy", "play_deal", "play_block",
@@ -124,11 +124,12 @@ def _builtin_act(st, p, pid, params, rng):
 
 @njit(inline='always')
 def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions, i, record, check, all_random,
-              limits):
+              limits, cuts):
     """Deal from ``deal_seed`` and play to the end; seat ``s`` is played by policy
     ``pids[s]`` with parameters ``params[s]`` (``POLICY_CUSTOM``: the jitted ``custom``)
     and draws from its stream ``rngs[s]`` (``seat_stream(deal_seed, s)``; scratch int64[3]);
-    ``limits`` (scratch int64[3]) keeps the rule-based seats' bid limits within the deal.
+    ``limits`` (scratch int64[3]) keeps the rule-based seats' bid limits within the deal;
+    ``cuts`` holds their :func:`skatsim.kernels.heuristic.seat_cutoffs`.
 
     Returns the number of actions; with ``record`` they are written to ``actions[i]``.
     With ``check`` every action is tested first: an illegal one stops the deal and
@@ -168,7 +169,7 @@ def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions,
         else:
             a = -1
             if pid == POLICY_RULE_BASED:  # card play and bids from the kept limit, on st itself
-                a = on_state(st, p, params, limits)
+                a = on_state(st, p, params, limits, cuts)
             if a < 0:
                 a, rngs[p] = _builtin_act(st, p, pid, params, rngs[p])
         if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
@@ -216,19 +217,20 @@ def _store(out, i, index, deal_seed, r, n):
 
 @njit(inline='always')
 def _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, all_random,
-                st, view, rngs, r, limits):
+                st, view, rngs, r, limits, cuts):
     for i in range(lo, hi):
         index = start + i
         ds = deal_seed_of(smul, index)
         n = play_deal(custom, st, view, rngs, pids, params, ds, options, actions, i, record, check, all_random,
-                      limits)
+                      limits, cuts)
         G.result_fields(st, r)
         _store(out, i, index, ds, r, n)
 
 
 @njit(inline='always')
-def play_block(custom, b, smul, start, options, pids, params, out, actions, record, check):
-    """Play deals ``b * BLOCK ...`` of a chunk (deal index ``start + i`` into ``out[i]``)."""
+def play_block(custom, b, smul, start, options, pids, params, out, actions, record, check, cuts):
+    """Play deals ``b * BLOCK ...`` of a chunk (deal index ``start + i`` into ``out[i]``);
+    ``cuts``: the seats' :func:`skatsim.kernels.heuristic.seat_cutoffs`."""
     st = np.zeros(G.N_FIELDS, dtype=np.int64)
     view = np.zeros(G.N_FIELDS, dtype=np.int64)
     rngs = np.zeros(3, dtype=np.int64)
@@ -239,10 +241,10 @@ def play_block(custom, b, smul, start, options, pids, params, out, actions, reco
     if pids[0] == POLICY_RANDOM and pids[1] == POLICY_RANDOM and pids[2] == POLICY_RANDOM:
         # the same loop compiled without the policy dispatch (random self-play, rollouts)
         _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, True,
-                    st, view, rngs, r, limits)
+                    st, view, rngs, r, limits, cuts)
     else:
         _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, False,
-                    st, view, rngs, r, limits)
+                    st, view, rngs, r, limits, cuts)
 
 
 @njit(cache=True, inline='always')
@@ -254,20 +256,23 @@ def _no_custom(view, seat, params, rng):  # placeholder for the built-in runner
 def run_chunk(smul, start, options, pids, params, out, actions, record):
     """Fill ``out`` (``RESULT_DTYPE``) with deals ``start ... start + len(out) - 1``, seat ``s``
     played by built-in policy ``pids[s]`` with ``params[s]`` (compiled once, cached)."""
+    cuts = seat_cutoffs(params)
     for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
-        play_block(_no_custom, b, smul, start, options, pids, params, out, actions, record, False)
+        play_block(_no_custom, b, smul, start, options, pids, params, out, actions, record, False, cuts)
 
 
 @njit(parallel=True)
 def run_chunk_generic(custom, smul, start, options, pids, params, out, actions, record):
     """Like :func:`run_chunk`, with a user's jitted policy ``custom`` in the seats whose id is
     ``POLICY_CUSTOM`` (compiled on first use; illegal actions are caught, see :func:`play_deal`)."""
+    cuts = seat_cutoffs(params)
     for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
-        play_block(custom, b, smul, start, options, pids, params, out, actions, record, True)
+        play_block(custom, b, smul, start, options, pids, params, out, actions, record, True, cuts)
 
 
 @njit
 def run_chunk_generic_serial(custom, smul, start, options, pids, params, out, actions, record):
     """Single-threaded :func:`run_chunk_generic` (faster to compile: for small runs)."""
+    cuts = seat_cutoffs(params)
     for b in range((out.shape[0] + BLOCK - 1) // BLOCK):
-        play_block(custom, b, smul, start, options, pids, params, out, actions, record, True)
+        play_block(custom, b, smul, start, options, pids, params, out, actions, record, True, cuts)
