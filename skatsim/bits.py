@@ -271,7 +271,7 @@ else:  # pragma: no cover - depends on the CPU
         return impl
 
     @overload(nth_bit_mask)
-    def _nth_bit_mask_ol(x, k):
+    def _nth_bit_mask_ol(x, k):  # the loop of nth_bit's fallback above, ending in the bit's mask
         def impl(x, k):
             y = x
             for _ in range(k):

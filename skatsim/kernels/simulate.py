@@ -151,7 +151,9 @@ def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions,
         if ph == G.PH_DONE:
             break
         p = assume_below(st[G.F_PLAYER], 3)
-        if ph == G.PH_PLAY and (rb_cards >> p) & 1:  # the hot path: a rule-based card
+        # the hot path: a rule-based card; its check, apply and record repeat the general
+        # path's below on purpose, with apply_card (no phase dispatch) for apply_action
+        if ph == G.PH_PLAY and (rb_cards >> p) & 1:
             a = card_on_state(st, p, params)
             if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
                 return -(n + 1)
