@@ -455,10 +455,10 @@ def test_bid_limit_cut_equals_bid_limit(row, hands, seat):
 def test_bid_cutoff_is_where_the_chance_test_turns_true(row, hand):
     """The test is ``x >= cutoff`` on both sides of the cutoff, for the neighbouring doubles
     and a sweep of margins, not only at the margins random hands happen to reach."""
-    from skatsim.kernels.heuristic import P_HANDP, P_THR, _chance_ok, bid_cutoffs
+    from skatsim.kernels.heuristic import P_THR, _chance_ok, _hand_threshold, bid_cutoffs
 
     p = params_array(**row)
-    thr = max(p[P_THR], p[P_HANDP]) if hand else p[P_THR]
+    thr = _hand_threshold(p) if hand else p[P_THR]
     cut = bid_cutoffs(p)[1 if hand else 0]
     if np.isfinite(cut):
         below, above = np.nextafter(cut, -np.inf), np.nextafter(cut, np.inf)

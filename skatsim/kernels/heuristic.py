@@ -479,6 +479,13 @@ def _null_pick_chance(bad, ouvert, params):
 
 
 @njit(cache=True, inline='always')
+def _hand_threshold(params):
+    """The chance a hand game needs in :func:`bid_limit`: ``bid_threshold``, at least
+    ``hand_min_p``."""
+    return max(params[P_THR], params[P_HANDP])
+
+
+@njit(cache=True, inline='always')
 def _chance_ok(x, params, thr, hand):
     """:func:`bid_limit`'s chance test at the strength margin ``x`` (strength minus
     ``suit_T``): the chance after a pickup (``hand`` False: with ``pickup_gain``, at
@@ -494,7 +501,7 @@ def _bid_limit(h, seat, params, xp, xh, cut):
     True: the chance tests as ``x >= xp`` / ``x >= xh``, see :func:`bid_cutoffs`); ``cut`` is
     a constant at each call site."""
     thr = params[P_THR]
-    hthr = max(thr, params[P_HANDP])
+    hthr = _hand_threshold(params)
     nohand = params[P_NOHAND] != 0.0
     nogrand = params[P_NOGRAND] != 0.0
     st = _strengths(h, seat, params)
@@ -609,7 +616,7 @@ def bid_cutoffs(params):
     if not ok:
         return np.nan, np.nan, False
     thr = params[P_THR]
-    hthr = max(thr, params[P_HANDP])
+    hthr = _hand_threshold(params)
     return _chance_cutoff(params, thr, False), _chance_cutoff(params, hthr, True), True
 
 
