@@ -214,14 +214,16 @@ def in_range(lo: float, hi: float, what: str = "") -> Callable[[Any], str | None
 
 
 def one_of(*values: Any) -> Callable[[Any], str | None]:
-    """A parameter check: the value is one of ``values``.
+    """A parameter check: the value is one of ``values`` (kept as ``check.choices``, so a
+    front end can offer them).
 
-    >>> one_of(0, 1)(2)
-    'one of 0, 1'
+    >>> one_of(0, 1)(2), one_of(0, 1).choices
+    ('one of 0, 1', (0, 1))
     """
     def check(v: Any) -> str | None:
         return None if v in values else "one of " + ", ".join(map(str, values))
 
+    check.choices = values  # type: ignore[attr-defined]
     return check
 
 

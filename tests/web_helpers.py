@@ -61,6 +61,17 @@ def choose(view: dict[str, Any], role: str = "declare", level: str | None = None
     return view["choices"][0]["action"]
 
 
+#: Where the tests' TestClient says it talks to (a loopback origin the server accepts).
+BASE_URL = "http://127.0.0.1:8765"
+
+
+def client(app: Any) -> Any:
+    """A Starlette TestClient of ``app`` on :data:`BASE_URL` (use it as a context manager)."""
+    from starlette.testclient import TestClient
+
+    return TestClient(app, base_url=BASE_URL)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -56,6 +56,20 @@ def _opponents(text: str) -> list[Any]:
     return specs * 2 if len(specs) == 1 else specs
 
 
+def _named_agent(text: str) -> tuple[str, Any]:
+    """``NAME=SPEC`` of ``--agent``: the spec is resolved (imported) here, at start-up."""
+    from agents import AgentSpec
+
+    name, eq, spec = text.partition("=")
+    if not eq or not name.strip() or not spec.strip():
+        raise argparse.ArgumentTypeError(f"write NAME=SPEC, e.g. strong=pimc:worlds=64 or mine=mypkg.bots:Bot, "
+                                         f"got {text!r}")
+    try:
+        return name.strip(), AgentSpec.parse(spec.strip())
+    except (ValueError, TypeError) as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _port(text: str) -> int:
     try:
         v = int(text)
@@ -90,6 +104,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opponents", type=_opponents, default=None, metavar="SPEC[,SPEC]",
                         help="the two AIs a new table starts with, left and right (default rule_based,pimc); "
                              "the page can choose others from the registry")
+    parser.add_argument("--agent", type=_named_agent, action="append", default=[], metavar="NAME=SPEC",
+                        help="offer an agent of your own to the page under NAME (repeatable): any agent spec, "
+                             "e.g. strong=pimc:worlds=64 or mine=mypkg.bots:Bot:depth=3; the page can seat only "
+                             "these and the registry's agents, by name")
     parser.add_argument("--deck", choices=DECKS, default="german",
                         help="the deck style a new table starts with (default german)")
     parser.add_argument("--kontra", action="store_true", help="allow Kontra/Re (the page can switch it)")
@@ -144,7 +162,8 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     try:
         app = create_app(replay=list(args.replay), rules=SkatRules(kontra=args.kontra, ramsch=args.ramsch),
-                         opponents=[o.to_text() for o in opponents], deck=args.deck, time_limit=args.time_limit,
+                         opponents=[o.to_text() for o in opponents], agents=dict(args.agent), deck=args.deck,
+                         time_limit=args.time_limit,
                          replay_limit=limit)
     except (SourceError, ValueError) as e:
         print(f"skatsim serve: error: {e}", file=sys.stderr)

@@ -42,6 +42,7 @@ from skatsim.options import ISKO, SkatRules
 from skatsim.state import SEAT_NAMES, SkatState
 
 from .names import card_label, check_deck, contract_label, deck_text, game_label
+from .offer import Opponent
 from .seats import make_seat_agent
 
 __all__ = ["PlaySettings", "PlayGame", "PlayError", "present", "DEFAULT_OPPONENTS"]
@@ -62,11 +63,12 @@ class PlayError(Exception):
 
 @dataclass(frozen=True)
 class PlaySettings:
-    """How a table is set up: the two AIs (to your left, to your right), the rules, the
+    """How a table is set up: the two AIs (to your left, to your right; an
+    :class:`~skatsim_app.web.offer.Opponent` of the server's offer), the rules, the
     deck style, the AIs' time limit per decision and where they run (``"process"`` or
     ``"thread"``, see :mod:`skatsim_app.web.seats`)."""
 
-    opponents: tuple[AgentSpec, AgentSpec] = field(
+    opponents: tuple[Opponent | AgentSpec, Opponent | AgentSpec] = field(
         default_factory=lambda: (AgentSpec(DEFAULT_OPPONENTS[0]), AgentSpec(DEFAULT_OPPONENTS[1])))
     rules: SkatRules = ISKO
     deck: str = "german"

@@ -45,7 +45,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -53,12 +53,12 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents import AgentSpec, list_agents
 from skatsim.options import ISKO, SkatRules
 
 from . import jobs
 from .game import DEFAULT_OPPONENTS, PlayError, PlayGame, PlaySettings, present
 from .names import DECKS, card_label, contract_label, deck_text
+from .offer import AgentOffer, excerpt
 from .replay import DEFAULT_LIMIT, GameMoves, Source, move_label, open_source, position
 from .seats import detach_from_server
 
@@ -115,14 +115,16 @@ class WebApp:
     """The server's state behind the routes (see the module docstring for the options)."""
 
     def __init__(self, *, replay: Sequence[str | Path] = (), rules: SkatRules = ISKO,
-                 opponents: Sequence[str] = DEFAULT_OPPONENTS, deck: str = "german", time_limit: float = 30.0,
+                 opponents: Sequence[str] = DEFAULT_OPPONENTS, agents: Mapping[str, str] | None = None,
+                 deck: str = "german", time_limit: float = 30.0,
                  agent_mode: str = "process", max_sessions: int = 32, replay_limit: int = DEFAULT_LIMIT,
                  workers: int = 1, wait: float = 5.0) -> None:
         if deck not in DECKS:
             raise ValueError(f"unknown deck style {deck!r}; deck styles: {', '.join(DECKS)}")
         if len(opponents) != 2:
             raise ValueError(f"give two opponents (left, right), got {list(opponents)!r}")
-        self.default = PlaySettings(tuple(AgentSpec.coerce(o) for o in opponents), rules, deck,  # type: ignore[arg-type]
+        self.offer = AgentOffer(agents, opponents)
+        self.default = PlaySettings((self.offer.defaults[0], self.offer.defaults[1]), rules, deck,
                                     float(time_limit), agent_mode)
         self.sources: list[Source] = [open_source(p, replay_limit) for p in replay]
         self.max_sessions = int(max_sessions)
@@ -229,15 +231,18 @@ class WebApp:
                             "forfeit": g.table.forfeit is not None})
 
 
-def _settings_from(body: dict[str, Any], base: PlaySettings) -> tuple[PlaySettings, dict[str, Any]]:
-    opp = body.get("opponents", [o.to_text() for o in base.opponents])
-    if not isinstance(opp, list) or len(opp) != 2 or not all(isinstance(o, str) for o in opp):
-        raise ApiError(400, f"'opponents' must be a list of two agent specs (left, right), e.g. "
-                            f"[\"rule_based\", \"pimc\"], got {opp!r}")
-    try:
-        specs = tuple(AgentSpec.parse(o) for o in opp)
-    except (ValueError, TypeError) as e:
-        raise ApiError(400, f"bad opponent: {e}") from None
+def _settings_from(body: dict[str, Any], base: PlaySettings,
+                   offer: AgentOffer) -> tuple[PlaySettings, dict[str, Any]]:
+    specs: tuple[Any, ...] = base.opponents
+    if "opponents" in body:
+        opp = body["opponents"]
+        if not isinstance(opp, list) or len(opp) != 2:
+            raise ApiError(400, "'opponents' must be a list of two agent names (left, right), e.g. "
+                                f"[\"rule_based\", \"pimc\"], got {excerpt(opp)}")
+        try:  # names from the server's offer only: nothing a request sends is imported or called
+            specs = tuple(offer.resolve(o) for o in opp)
+        except ValueError as e:
+            raise ApiError(400, f"bad opponent: {e}") from None
     deck = body.get("deck", base.deck)
     if deck not in DECKS:
         raise ApiError(400, f"'deck' must be one of {', '.join(DECKS)}, got {deck!r}")
@@ -321,9 +326,9 @@ def create_app(**options: Any) -> Starlette:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def config(request: Request, sess: Session) -> dict[str, Any]:
-        agents = {n: {"doc": i["doc"]} for n, i in list_agents().items()}
         s = web.default
-        return {"agents": agents, "default_opponents": [o.to_text() for o in s.opponents], "decks": list(DECKS),
+        return {"agents": web.offer.info(), "default_opponents": [o.to_text() for o in s.opponents],
+                "decks": list(DECKS),
                 "deck": s.deck, "rules": {"kontra": s.rules.kontra, "ramsch": s.rules.ramsch},
                 "time_limit": s.time_limit, "sources": [src.info() for src in web.sources]}
 
@@ -335,7 +340,7 @@ def create_app(**options: Any) -> Starlette:
         async with sess.lock:
             if sess.pending is not None and not sess.pending.done():
                 raise ApiError(409, "an AI is still thinking about the current deal; try again in a moment")
-            settings, extra = _settings_from(body, sess.settings)
+            settings, extra = _settings_from(body, sess.settings, web.offer)
             rotate = extra.get("rotate", sess.rotate)
             if "seat" in extra:
                 seat = extra["seat"]

@@ -1,0 +1,130 @@
+"""Attacks on the web table (``skatsim serve``), each of which must fail: code from a request
+(an importable ``module:function`` as an opponent, a checkpoint path as a parameter), and
+the other findings of ``browser-pass-1``'s safety part as they are fixed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+
+from skatsim_app.web import create_app  # noqa: E402
+from skatsim_app.web.offer import AgentOffer, browser_params  # noqa: E402
+from web_helpers import client  # noqa: E402
+
+
+def _client(**options):
+    options.setdefault("opponents", ["random", "random"])
+    options.setdefault("agent_mode", "thread")
+    return client(create_app(**options))
+
+
+@pytest.fixture
+def marker_module(tmp_path: Path, monkeypatch):
+    """A module on the Python path whose import (or whose ``Bot``'s call) writes a file: had
+    the server imported or called anything a request named, the file would exist."""
+    hit = tmp_path / "PWNED"
+    (tmp_path / "skatsim_pwn_marker.py").write_text(
+        f"open({str(hit)!r}, 'w').write('imported')\n"
+        "class Bot:\n"
+        "    name = 'bot'\n"
+        "    def __init__(self, **kw):\n"
+        f"        open({str(hit)!r}, 'w').write('called')\n"
+        "    def act(self, obs):\n"
+        "        return obs.legal_actions[0]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield hit
+    sys.modules.pop("skatsim_pwn_marker", None)
+
+
+def test_the_reported_command_injection_is_refused(tmp_path: Path) -> None:
+    """browser-pass-1, problem 1: this request ran ``touch`` through ``os.system``."""
+    target = tmp_path / "PWNED"
+    with _client() as c:
+        r = c.post("/api/play/new", json={"opponents": [f"os:system:command=touch {target}", "rule_based"]})
+        assert 400 <= r.status_code < 500 and "unknown agent 'os'" in r.json()["error"]
+        assert not target.exists()
+        assert c.get("/api/play").json()["view"] is None
+
+
+@pytest.mark.parametrize("opponent", [
+    "skatsim_pwn_marker:Bot",
+    "skatsim_pwn_marker:Bot:x=1",
+    "skatsim_pwn_marker.sub:Bot",
+    "agents.pimc:PIMCAgent",                     # a real agent class by import path: still not by request
+    "agents.random_agent:RandomAgent",
+    "builtins:eval:source=1",
+    "subprocess:run:args=true",
+    "os.path:exists:path=/etc/passwd",
+    "importlib:import_module:name=skatsim_pwn_marker",
+    {"name": "skatsim_pwn_marker:Bot"},
+    {"name": "os:system", "params": {"command": "true"}},
+    ["skatsim_pwn_marker:Bot"],
+    "dmc:model=/etc/passwd",                     # a checkpoint path is the operator's only
+    "dmc:model=agents/models/dmc_v2",
+    "neural_bidder:model=/etc/passwd",
+    {"name": "neural_bidder", "params": {"model": "/etc/passwd"}},
+    "pimc:tt_bits=30",                           # the solver's memory: the operator's only
+    "pimc:log=true",
+    "rule_based:bid_threshold=2",                # out of the agent's range
+    "pimc:worlds=nan",
+    "pimc:worlds=inf",
+    "pimc:worlds=0",
+    "pimc:rule=skatsim_pwn_marker",              # not one of its choices
+    "pimc:__class__=1",
+    "random:x=1",
+    "x" * 5000,
+])
+def test_no_opponent_is_imported_called_or_opened_from_a_request(marker_module: Path, opponent) -> None:
+    modules = set(sys.modules)
+    with _client() as c:
+        r = c.post("/api/play/new", json={"opponents": [opponent, "random"]})
+        assert r.status_code == 400, r.text
+        assert len(r.json()["error"]) < 400  # a short excerpt of the input at most
+        assert c.get("/api/play").json()["view"] is None
+    assert not marker_module.exists()
+    assert "skatsim_pwn_marker" not in sys.modules and not {m for m in set(sys.modules) - modules
+                                                            if m.startswith(("skatsim_pwn", "subprocess"))}
+
+
+def test_the_operator_adds_agents_by_name_and_the_page_lists_them(marker_module: Path) -> None:
+    with _client(agents={"mine": "skatsim_pwn_marker:Bot", "strong": "pimc:worlds=64"},
+                 opponents=["mine", "pimc:worlds=8"]) as c:
+        assert marker_module.read_text() == "imported"  # resolved at start-up, by the operator
+        config = c.get("/api/config").json()
+        agents = config["agents"]
+        assert {"mine", "strong", "pimc", "rule_based"} <= set(agents)
+        assert config["default_opponents"] == ["mine", "pimc:worlds=8"]
+        assert agents["mine"]["operator"] and agents["mine"]["params"] == {}
+        assert "model" not in agents["dmc"]["params"] and "tt_bits" not in agents["pimc"]["params"]
+        assert agents["pimc"]["params"]["rule"] == {"default": "wins", "doc": agents["pimc"]["params"]["rule"]["doc"],
+                                                    "kind": "choice", "choices": ["wins", "points"]}
+        v = c.post("/api/play/new", json={"opponents": ["mine", "strong"], "seat": 0, "seed": 1}).json()["view"]
+        assert v["players"] == ["you", "mine", "strong"] and v["settings"]["opponents"] == ["mine", "strong"]
+        assert marker_module.read_text() == "called"
+        # an operator's agent takes no parameters from a request; a registry agent takes checked ones
+        assert c.post("/api/play/new", json={"opponents": ["mine:x=1", "random"]}).status_code == 400
+        v = c.post("/api/play/new", json={"opponents": [{"name": "pimc", "params": {"worlds": 4, "rule": "points"}},
+                                                        "rule_based:no_null=1"]}).json()["view"]
+        assert v["settings"]["opponents"] == ["pimc:rule=points,worlds=4", "rule_based:no_null=1"]
+
+
+def test_the_offer_refuses_to_shadow_a_registry_name() -> None:
+    with pytest.raises(ValueError, match="registry agent already"):
+        AgentOffer({"pimc": "random"})
+    with pytest.raises(ValueError, match="letters, digits"):
+        AgentOffer({"a:b": "random"})
+
+
+def test_no_free_text_parameter_is_settable_from_the_browser() -> None:
+    """Every parameter a request may set is a bool, a range-checked number or a choice."""
+    from agents import list_agents
+
+    for name in list_agents():
+        for k, p in browser_params(name).items():
+            assert p["kind"] in ("bool", "number", "choice"), (name, k)
+            if isinstance(p["default"], str):
+                assert p["kind"] == "choice" and "/" not in "".join(map(str, p["choices"])), (name, k)
