@@ -26,7 +26,7 @@ from skatsim.options import SkatRules  # noqa: E402
 from skatsim_app.web import create_app  # noqa: E402
 from skatsim_app.web.cards_svg import CARDS_DIR, all_cards  # noqa: E402
 from skatsim_app.web.server import STATIC  # noqa: E402
-from web_helpers import cards_in, choose, live_server, visible_cards  # noqa: E402
+from web_helpers import cards_in, choose, client, live_server, visible_cards  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
 KONTRA = SkatRules(kontra=True)
@@ -34,7 +34,7 @@ KONTRA = SkatRules(kontra=True)
 
 def _client(**options) -> TestClient:
     options.setdefault("opponents", ["rule_based", "rule_based"])
-    return TestClient(create_app(**options))
+    return client(create_app(**options))
 
 
 def _game(client: TestClient):
@@ -52,7 +52,7 @@ def _play(client: TestClient, view: dict, role: str = "declare", level: str | No
             phases.append(view["phase"])
             r = client.post("/api/play/act", json={"action": choose(view, role, level), "expect": view["n"]})
         else:
-            r = client.post("/api/play/advance")
+            r = client.post("/api/play/advance", json={})
         assert r.status_code in (200, 202), r.text
         if on_response is not None:
             on_response(r)
@@ -95,12 +95,12 @@ def test_a_deal_as_defender_saying_kontra() -> None:
 def test_a_hand_game_with_schneider_announced_and_the_verdict() -> None:
     with _client() as c:
         v = c.post("/api/play/new", json={"seat": 0, "seed": 3}).json()["view"]
-        assert c.post("/api/play/verdict").status_code == 409  # not before the end
+        assert c.post("/api/play/verdict", json={}).status_code == 409  # not before the end
         v, phases = _play(c, v, level="schneider")
         c_ = _game(c).state.contract
         assert "discard" not in phases and c_.hand and c_.schneider_announced
         assert v["result"]["verdict_available"]
-        r = c.post("/api/play/verdict")
+        r = c.post("/api/play/verdict", json={})
         assert r.status_code == 200 and r.json()["verdict"].startswith("Open-hand solver:")
         assert r.json()["view"]["verdict"] == r.json()["verdict"]
 
@@ -120,7 +120,7 @@ def test_bad_requests_are_4xx_with_a_message_and_change_nothing() -> None:
         r = c.post("/api/play/act", json={"action": "18"})
         assert r.status_code == 409 and "not your turn" in r.json()["error"]
         while not v["your_turn"]:
-            v = c.post("/api/play/advance").json()["view"]
+            v = c.post("/api/play/advance", json={}).json()["view"]
         before = c.get("/api/play").json()["view"]
         held = set(before["hand"])
         not_held = next(f"{s}{r}" for s in "CSHD" for r in ("J", "A", "10", "K", "Q", "9", "8", "7")
@@ -137,7 +137,7 @@ def test_bad_requests_are_4xx_with_a_message_and_change_nothing() -> None:
             (422, c.post("/api/play/act", json={"action": not_held})),      # a card, in the bidding
             (422, c.post("/api/play/act", json={"action": "pickup"})),
             (409, c.post("/api/play/act", json={"action": "pass", "expect": before["n"] + 1})),
-            (409, c.post("/api/play/advance")),                              # it is the person's turn
+            (409, c.post("/api/play/advance", json={})),                              # it is the person's turn
             (400, c.post("/api/play/deck", json={"deck": "tarot"})),
             (404, c.get("/api/nothing")),
             (405, c.get("/api/play/act")),
@@ -175,7 +175,7 @@ def _advance_to_card(c: TestClient, v: dict) -> tuple[dict, int]:
         if v["your_turn"]:
             r = c.post("/api/play/act", json={"action": choose(v, "defend"), "expect": v["n"]})
         else:
-            r = c.post("/api/play/advance")
+            r = c.post("/api/play/advance", json={})
         v = r.json()["view"]
         n += 1
     return v, n
@@ -203,7 +203,7 @@ def test_no_response_names_a_card_the_seat_cannot_see(seed: int, role: str) -> N
         v, _ = _play(c, r.json()["view"], role=role, on_response=check)
         check(c.get("/api/play"))
         if v["result"]["verdict_available"]:
-            check(c.post("/api/play/verdict"))
+            check(c.post("/api/play/verdict", json={}))
         check(c.post("/api/play/deck", json={"deck": "french"}))
         state = _game(c).state
         assert checked[0] > 20
@@ -226,7 +226,7 @@ def test_the_others_discards_are_hidden_and_the_found_skat_shown_to_the_declarer
         v = c.post("/api/play/new", json={"seat": 0, "seed": 3}).json()["view"]
         while not (v["your_turn"] and v["phase"] == "discard"):
             v = (c.post("/api/play/act", json={"action": choose(v)}) if v["your_turn"]
-                 else c.post("/api/play/advance")).json()["view"]
+                 else c.post("/api/play/advance", json={})).json()["view"]
         game = _game(c)
         assert sorted(v["skat"]) == sorted(game.state.deal.skat.to_text().split())
         assert len(v["hand"]) == 12 and v["hand_counts"] == [12, 10, 10]
@@ -293,7 +293,7 @@ def test_a_slow_ai_is_stopped_at_its_time_limit_and_blocks_nobody() -> None:
             with httpx.Client(base_url=url, timeout=20) as c:
                 c.post("/api/play/new", json={"seat": 0, "seed": 3}).raise_for_status()
                 t0 = time.time()
-                r = c.post("/api/play/advance")  # middlehand = the sleepy AI
+                r = c.post("/api/play/advance", json={})  # middlehand = the sleepy AI
                 assert r.status_code == 202 and r.json()["thinking"]
                 lat = []
                 for _ in range(3):  # another browser is served while the AI thinks
@@ -302,7 +302,7 @@ def test_a_slow_ai_is_stopped_at_its_time_limit_and_blocks_nobody() -> None:
                     lat.append(time.time() - t)
                 while r.status_code == 202:
                     time.sleep(0.1)
-                    r = c.post("/api/play/advance")
+                    r = c.post("/api/play/advance", json={})
                 waited = time.time() - t0
                 v = r.json()["view"]
         assert max(lat) < 0.5, lat
@@ -401,4 +401,4 @@ def test_ramsch_when_everybody_passes() -> None:
         assert r["declarer"] is None and r["explanation"].startswith("Ramsch:") and not r["verdict_available"]
         assert sum(e["kind"] == "card" for e in v["events"]) == 30 and "play" in phases
         assert v["list"][-1]["contract"] == "R" and v["list"][-1]["contract_label"] == "Ramsch"
-        assert c.post("/api/play/verdict").status_code == 409
+        assert c.post("/api/play/verdict", json={}).status_code == 409

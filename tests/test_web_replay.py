@@ -177,14 +177,14 @@ def test_seat_views_show_only_what_the_seat_knew() -> None:
 
 def test_replay_api(tmp_path: Path) -> None:
     pytest.importorskip("starlette")
-    from starlette.testclient import TestClient
+    from web_helpers import client
 
     from skatsim_app.web import create_app
 
     out = tmp_path / "run"
     run_tournament(["random", "rule_based"], 2, seed=3, engine="python", out=out, progress=False)
     app = create_app(replay=[str(out), str(DATA / "iss_records.txt")], opponents=["random", "random"])
-    with TestClient(app) as c:
+    with client(app) as c:
         srcs = c.get("/api/config").json()["sources"]
         assert [s["kind"] for s in srcs] == ["tournament", "iss"] and srcs[0]["games"] == 12
         all_games = c.get("/api/replay/games?source=0").json()
@@ -219,6 +219,6 @@ def test_replay_api(tmp_path: Path) -> None:
                             ("/api/replay/games?source=../../etc/passwd", 400)]:
             r = c.get(bad)
             assert r.status_code == status and r.json()["error"], (bad, r.status_code, r.text)
-    with TestClient(create_app(opponents=["random", "random"])) as c:
+    with client(create_app(opponents=["random", "random"])) as c:
         r = c.get("/api/replay/games")
         assert r.status_code == 404 and "--replay" in r.json()["error"]

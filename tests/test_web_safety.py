@@ -128,3 +128,89 @@ def test_no_free_text_parameter_is_settable_from_the_browser() -> None:
             assert p["kind"] in ("bool", "number", "choice"), (name, k)
             if isinstance(p["default"], str):
                 assert p["kind"] == "choice" and "/" not in "".join(map(str, p["choices"])), (name, k)
+
+
+# ----------------------------------------------------------------------------- cross-site use
+
+
+def _no_session(c) -> None:
+    assert not c.app.state.web.sessions and "skatsim_session" not in c.cookies
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data",
+                                          None, "application/jsonp", "text/json"])
+def test_a_change_not_sent_as_json_is_refused(content_type) -> None:
+    """A cross-site form or "simple" request cannot send application/json; it was accepted."""
+    with _client() as c:
+        headers = {"content-type": content_type} if content_type else {}
+        r = c.post("/api/play/new", content=b'{"seat": 0}', headers=headers)
+        assert r.status_code == 415 and "application/json" in r.json()["error"]
+        _no_session(c)
+        assert c.post("/api/play/new", json={"seat": 0}, headers={"content-type": "application/json; charset=utf-8"}
+                      ).status_code == 200
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "https://evil.example", "null", "http://127.0.0.1:9999",
+                                    "http://localhost:8765", "file://", "http://127.0.0.1:8765.evil.example"])
+def test_a_request_from_another_origin_is_refused(origin: str) -> None:
+    with _client() as c:
+        r = c.post("/api/play/new", json={"seat": 0}, headers={"origin": origin})
+        assert r.status_code == 403 and "cross-site" in r.json()["error"]
+        _no_session(c)
+        assert c.get("/api/config", headers={"origin": origin}).status_code == 403
+        assert c.post("/api/play/new", json={"seat": 0}, headers={"origin": "http://127.0.0.1:8765"}).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["evil.example:8765", "evil.example", "127.0.0.1.nip.io:8765", "", "localhost.:8765",
+                                  "127.0.0.1:9999", "10.0.0.1:8765"])
+def test_a_request_for_another_host_is_refused(host: str) -> None:
+    """DNS rebinding: a page whose own name points at 127.0.0.1 sends that name as Host."""
+    with _client(port=8765) as c:
+        r = c.get("/api/config", headers={"host": host})
+        assert r.status_code == 403 and "answers to" in r.json()["error"]
+        r = c.post("/api/play/new", json={"seat": 0}, headers={"host": host})
+        assert r.status_code == 403
+        _no_session(c)
+        assert c.get("/", headers={"host": host}).status_code == 403
+        for good in ("127.0.0.1:8765", "localhost:8765", "[::1]:8765"):
+            assert c.get("/api/config", headers={"host": good}).status_code == 200
+
+
+def test_the_host_policy_of_each_bind() -> None:
+    from skatsim_app.web.guard import HostPolicy
+
+    lo = HostPolicy("127.0.0.1", 80)
+    assert lo.allows("localhost") and lo.allows("127.0.0.1:80") and not lo.allows("evil.example")
+    six = HostPolicy("::1", 8000)
+    assert six.allows("[::1]:8000") and six.allows("localhost:8000") and not six.allows("[::1]:8001")
+    lan = HostPolicy("192.168.1.20", 8765, extra=["skat.example.org"])
+    assert lan.allows("192.168.1.20:8765") and not lan.allows("localhost:8765") and not lan.allows("evil.example:8765")
+    assert lan.allows("skat.example.org") and lan.allows("SKAT.example.org:443")  # a reverse proxy's name
+    anywhere = HostPolicy("0.0.0.0", 8765)
+    assert anywhere.allows("10.1.2.3:8765") and anywhere.allows("[fe80::1]:8765") and not anywhere.allows("evil:8765")
+
+
+def test_serve_refuses_a_public_address_without_public(capsys) -> None:
+    from skatsim_app.cli import main
+
+    for host in ("0.0.0.0", "::", "192.168.1.20", "myhost"):
+        assert main(["serve", "--host", host, "--no-warmup"]) == 2
+        assert "--public" in capsys.readouterr().err
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read() -> None:
+    from skatsim_app.web.guard import MAX_BODY
+
+    big = b'{"action": "' + b"x" * (20 * MAX_BODY) + b'"}'
+    with _client() as c:
+        r = c.post("/api/play/new", content=big, headers={"content-type": "application/json"})
+        assert r.status_code == 413 and len(r.content) < 200
+        _no_session(c)
+
+        def stream():  # no Content-Length: a chunked body, counted as it arrives
+            for k in range(0, len(big), 4096):
+                yield big[k:k + 4096]
+
+        r = c.post("/api/play/new", content=stream(), headers={"content-type": "application/json"})
+        assert r.status_code == 413 and len(r.content) < 200
+

@@ -95,7 +95,14 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     from .names import DECKS
 
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only)")
+                        help="address to listen on (default 127.0.0.1: this machine only; any other address "
+                             "needs --public)")
+    parser.add_argument("--public", action="store_true",
+                        help="allow a --host that other machines can reach (there is no login: anyone who reaches "
+                             "the port can play, use the CPU and replay the --replay games)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="a further Host name the server answers to (repeatable), e.g. the name of a reverse "
+                             "proxy; by default only the bound address (and localhost for a loopback bind)")
     parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
                         help=f"port (default {DEFAULT_PORT}; 0: any free port)")
     parser.add_argument("--replay", action="append", default=[], metavar="PATH",
@@ -155,6 +162,13 @@ def run_serve(args: argparse.Namespace) -> int:
     from .game import DEFAULT_OPPONENTS
     from .replay import DEFAULT_LIMIT, SourceError
 
+    from .guard import WILDCARDS, HostPolicy, is_loopback
+
+    if not is_loopback(args.host) and not args.public:
+        print(f"skatsim serve: error: --host {args.host} can be reached from other machines; the table has no "
+              "login, so add --public to allow that (or leave --host out: 127.0.0.1, this machine only)",
+              file=sys.stderr)
+        return 2
     opponents = args.opponents or [AgentSpec.parse(o) for o in DEFAULT_OPPONENTS]
     limit = args.replay_limit if args.replay_limit is not None else DEFAULT_LIMIT
     if limit < 1:
@@ -185,7 +199,17 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
     port = sock.getsockname()[1]
+    web.hosts = HostPolicy(args.host, port, args.allow_host)
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
+    if args.host in WILDCARDS:  # the address to open here; other machines use this one's address
+        host = "[::1]" if family == socket.AF_INET6 else "127.0.0.1"
+    if not is_loopback(args.host):
+        where = "every network this machine is on" if args.host in WILDCARDS else f"the network of {args.host}"
+        print(f"--public: listening on {where}, port {port}. There is no login: anyone who can reach it can play "
+              "deals against the AIs here (using this machine's CPU: up to "
+              f"{web.max_sessions} tables, two AI processes each) and replay the games of every --replay source. "
+              "Nothing else on this machine is reachable through it, and no request can name a program, a file "
+              f"or a path. Host names answered: {web.hosts.describe()}.", flush=True)
     print(f"skatsim table: http://{host}:{port}/   (Ctrl-C stops the server)", flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)

@@ -21,8 +21,12 @@
 ``GET /api/replay/analysis`` every card decision's values and the points lost per seat
 ==========================  =============================================================
 
-Every error is JSON ``{"error": "..."}`` with a 4xx status (400 malformed, 404 unknown
-game or source, 409 not now / out of turn, 422 not a legal move) and changes nothing.
+Every error is JSON ``{"error": "..."}`` with a 4xx status (400 malformed, 403 not this
+server's host or origin, 404 unknown game or source, 409 not now / out of turn, 413 body too
+large, 415 a change not sent as JSON, 422 not a legal move) and changes nothing. Before a
+route sees a request, :class:`~skatsim_app.web.guard.Guard` checks its Host, Origin, type
+and size (:mod:`skatsim_app.web.guard`); opponents are names of the server's
+:class:`~skatsim_app.web.offer.AgentOffer`, never code.
 Games live on the server, one per browser, found by a random session cookie
 (``skatsim_session``; at most ``max_sessions``, the least recently used are dropped). The
 AIs run in their own processes and the solver in a worker pool, so no request waits for
@@ -48,6 +52,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -58,6 +63,7 @@ from skatsim.options import ISKO, SkatRules
 from . import jobs
 from .game import DEFAULT_OPPONENTS, PlayError, PlayGame, PlaySettings, present
 from .names import DECKS, card_label, contract_label, deck_text
+from .guard import BodyError, Guard, HostPolicy, read_body
 from .offer import AgentOffer, excerpt
 from .replay import DEFAULT_LIMIT, GameMoves, Source, move_label, open_source, position
 from .seats import detach_from_server
@@ -118,12 +124,14 @@ class WebApp:
                  opponents: Sequence[str] = DEFAULT_OPPONENTS, agents: Mapping[str, str] | None = None,
                  deck: str = "german", time_limit: float = 30.0,
                  agent_mode: str = "process", max_sessions: int = 32, replay_limit: int = DEFAULT_LIMIT,
-                 workers: int = 1, wait: float = 5.0) -> None:
+                 workers: int = 1, wait: float = 5.0, host: str = "127.0.0.1", port: int | None = None,
+                 allow_hosts: Sequence[str] = ()) -> None:
         if deck not in DECKS:
             raise ValueError(f"unknown deck style {deck!r}; deck styles: {', '.join(DECKS)}")
         if len(opponents) != 2:
             raise ValueError(f"give two opponents (left, right), got {list(opponents)!r}")
         self.offer = AgentOffer(agents, opponents)
+        self.hosts = HostPolicy(host, port, allow_hosts)
         self.default = PlaySettings((self.offer.defaults[0], self.offer.defaults[1]), rules, deck,
                                     float(time_limit), agent_mode)
         self.sources: list[Source] = [open_source(p, replay_limit) for p in replay]
@@ -270,7 +278,10 @@ def _settings_from(body: dict[str, Any], base: PlaySettings,
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
+    try:
+        raw = await read_body(request)
+    except BodyError as e:
+        raise ApiError(413, str(e)) from None
     if not raw:
         return {}
     import json
@@ -573,7 +584,8 @@ def create_app(**options: Any) -> Starlette:
     async def bad_method(request: Request, exc: Exception) -> Response:
         return _error(405, f"{request.method} is not allowed on {request.url.path}")
 
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_found, 405: bad_method})
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_found, 405: bad_method},
+                    middleware=[Middleware(Guard, policy=lambda: web.hosts)])
     app.state.web = web
     return app
 

@@ -13,9 +13,9 @@ const S = {
 // ------------------------------------------------------------------ helpers
 async function api(method, path, body) {
   const opts = { method, headers: {}, credentials: "same-origin" };
-  if (body !== undefined) {
+  if (method === "POST") {  // every change is JSON (the server refuses anything else)
     opts.headers["Content-Type"] = "application/json";
-    opts.body = JSON.stringify(body);
+    opts.body = JSON.stringify(body === undefined ? {} : body);
   }
   const r = await fetch(path, opts);
   let data = null;
