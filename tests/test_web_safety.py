@@ -214,3 +214,93 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read() -> None:
         r = c.post("/api/play/new", content=stream(), headers={"content-type": "application/json"})
         assert r.status_code == 413 and len(r.content) < 200
 
+
+# ----------------------------------------------------------------------------- hidden information
+
+
+@pytest.mark.parametrize("seed,role", [(734_526_190_881_203, "declare"), (92_180_455_617_002, "defend")])
+def test_the_deal_seed_is_sent_only_after_the_deal(seed: int, role: str) -> None:
+    """browser-pass-1, problem 2: the seed rebuilds every hand and the skat."""
+    from web_helpers import choose
+
+    with _client() as c:
+        r = c.post("/api/play/new", json={"seat": 0, "seed": seed})
+        v = r.json()["view"]
+        deal_seed = str(c.app.state.web.sessions[c.cookies["skatsim_session"]].game.deal_seed)
+        responses = [r]
+        while not v["over"]:
+            if v["your_turn"]:
+                r = c.post("/api/play/act", json={"action": choose(v, role), "expect": v["n"]})
+            else:
+                r = c.post("/api/play/advance", json={})
+            responses.append(r)
+            responses.append(c.get("/api/play"))
+            v = r.json()["view"]
+        for r in responses[:-2]:
+            if not r.json()["view"]["over"]:
+                assert r.json()["view"]["deal_seed"] is None and deal_seed not in r.text
+        assert v["deal_seed"] == deal_seed and v["list"][0]["seed"] == deal_seed
+        # the next deal: the last one's seed in the list, the new one's nowhere
+        r = c.post("/api/play/new", json={})
+        new_seed = str(c.app.state.web.sessions[c.cookies["skatsim_session"]].game.deal_seed)
+        assert r.json()["view"]["deal_seed"] is None and new_seed not in r.text and deal_seed in r.text
+
+
+@pytest.fixture(scope="module")
+def replay_client(tmp_path_factory):
+    from agents.tournament import run_tournament
+
+    here = Path(__file__).parent
+    run = tmp_path_factory.mktemp("safety") / "run"
+    run_tournament(["rule_based", "random"], 1, seed=8, engine="python", out=run, progress=False)
+    app = create_app(replay=[str(run), str(here / "data" / "iss_records.txt")], opponents=["random", "random"],
+                     agent_mode="thread")
+    with client(app) as c:
+        yield c
+
+
+def _replayed(c, source: int, game: int):
+    from skatsim_app.web.replay import GameMoves  # noqa: F401 - the type of what the server holds
+
+    src = c.app.state.web.sources[source]
+    if game in src.moves:
+        return src.moves[game]
+    fn, args = src.job(game)
+    return fn(*args)[0]
+
+
+# tournament games (each seat's view of a played-out deal) and ISS games with a shown hand,
+# a grand ouvert, a null ouvert, a lost schwarz announcement and a resignation
+@pytest.mark.parametrize("source,game", [(0, 0), (0, 3), (1, 2), (1, 3), (1, 4), (1, 7), (1, 9), (1, 14)])
+def test_a_replay_seat_view_names_only_cards_that_seat_knew(replay_client, source: int, game: int) -> None:
+    """browser-pass-1, problem 9: every response of a replay in a seat's view, at every step,
+    names only cards that seat had seen by then (and never the deal seed)."""
+    from skatsim.cards import card_name
+    from web_helpers import cards_in, visible_cards
+
+    c = replay_client
+    moves = _replayed(c, source, game)
+    n = len(moves.actions)
+    q = f"source={source}&game={game}"
+    for seat in range(3):
+        r = c.get(f"/api/replay/game?{q}&view={seat}")
+        assert r.status_code == 200 and r.json()["seed"] is None
+        assert cards_in(r.text) <= visible_cards(moves.state(0).observation(seat)), (seat, r.text[:300])
+        seen: set[str] = set()
+        for step in range(n + 1):
+            s = moves.state() if step == n else moves.state(step)
+            seen |= visible_cards(s.observation(seat))
+            # a card played is on the table for all (a resignation ends the game mid-trick)
+            seen |= {card_name(a) for _, a, ph in s.phase_history() if ph == "play"}
+            for path in ("position", "values"):
+                if path == "values" and step == n:
+                    continue
+                r = c.get(f"/api/replay/{path}?{q}&step={step}&view={seat}")
+                assert r.status_code == 200, r.text
+                named = cards_in(r.text)
+                assert named <= seen, (seat, step, path, sorted(named - seen), r.text[:400])
+                if moves.seed is not None:
+                    assert str(moves.seed) not in r.text
+        # with all cards open the same requests do name the others' cards
+    r = c.get(f"/api/replay/position?{q}&step=0&view=all")
+    assert len(cards_in(r.text)) == 32

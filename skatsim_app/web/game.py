@@ -253,7 +253,9 @@ class PlayGame:
                 n += 2 - sum(1 for e in self.events if e["kind"] == "discard" and e["seat"] == s)
             counts.append(len(hand) if s == me else n)
         view: dict[str, Any] = {
-            "deal_no": self.deal_no, "deal_seed": str(self.deal_seed), "seat": me,  # str: JS numbers hold 53 bits
+            # the seed rebuilds every hand and the skat: sent once the deal is over (as a str:
+            # JS numbers hold 53 bits)
+            "deal_no": self.deal_no, "deal_seed": str(self.deal_seed) if over else None, "seat": me,
             "players": list(self.players), "positions": list(SEAT_NAMES),
             "rules": {"kontra": st.rules.kontra, "ramsch": st.rules.ramsch},
             "n": len(st.history()), "phase": obs.phase, "to_move": None if over else obs.to_move,

@@ -53,7 +53,7 @@ from skatsim.state import SEAT_NAMES, SkatState
 from .names import card_label, contract_label
 
 __all__ = ["GameMoves", "Source", "SourceError", "open_source", "position", "card_values", "analyse",
-           "move_label", "replay_tournament_game", "replay_simulation_game", "DEFAULT_LIMIT"]
+           "move_label", "move_entries", "replay_tournament_game", "replay_simulation_game", "DEFAULT_LIMIT"]
 
 #: Games listed per source at most (the first ones of the file or run).
 DEFAULT_LIMIT = 2000
@@ -126,6 +126,33 @@ def move_label(seat: int, phase: str, action: int, players: list[str], deck: str
     return f"{who} says {action_to_string(action).capitalize()}"
 
 
+#: What a move of each phase is called when the seat of a view does not know it yet.
+_TO_COME = {"bidding": "bids", "skat": "picks up or plays hand", "discard": "discards", "declare": "declares",
+            "kontra": "Kontra or Re", "play": "plays a card"}
+
+
+def move_entries(g: "GameMoves", players: list[str], deck: str, view: str | int = "all",
+                 step: int = 0) -> list[dict[str, Any]]:
+    """Every move of the game for the move list: ``n``, ``seat``, ``phase``, ``card`` (a card
+    play), ``action`` and ``label``. In a seat's view at ``step`` only what that seat knew
+    is named: the moves before ``step`` (the others' discards as "discards a card") and its
+    own move at ``step``; the rest say who moves and in which phase (``action`` ``None``)."""
+    s = g.state(0)
+    out = []
+    for n, a in enumerate(g.actions):
+        seat, phase = s.current_player(), s.phase
+        known = view == "all" or (n < step and (phase != "discard" or seat == view)) or (n == step and seat == view)
+        who = f"{SEAT_NAMES[seat]} ({players[seat]})"
+        if known:
+            label = move_label(seat, phase, a, players, deck, s.bid)
+        else:
+            label = f"{who} discards a card" if n < step else f"{who} {_TO_COME[phase]}"
+        out.append({"n": n, "seat": seat, "phase": phase, "card": phase == "play",
+                    "action": action_to_string(a) if known else None, "label": label})
+        s.apply_action(a)
+    return out
+
+
 # ----------------------------------------------------------------------------- positions
 
 
@@ -135,10 +162,13 @@ def _names(mask: int, game: int | None) -> list[str]:
     return [card_name(c) for c in sort_cards(mask, game)]
 
 
-def position(g: GameMoves, step: int, view: str | int = "all") -> dict[str, Any]:
+def position(g: GameMoves, step: int, view: str | int = "all", players: list[str] | None = None,
+             deck: str = "german") -> dict[str, Any]:
     """The table after ``step`` moves: ``view="all"`` shows every card, a seat 0..2 only what
     that seat knew then (its observation: the others' hands as counts, the skat only to a
-    declarer who picked it up, an ouvert hand, the voids each seat has shown)."""
+    declarer who picked it up, an ouvert hand). ``moves``:
+    the move list as that view knows it (:func:`move_entries`), ``next`` the next move's
+    label (``None`` at the end)."""
     if not 0 <= step <= len(g.actions):
         raise ValueError(f"step must be 0..{len(g.actions)}, got {step}")
     s = g.state(step)
@@ -180,8 +210,10 @@ def position(g: GameMoves, step: int, view: str | int = "all") -> dict[str, Any]
         "tricks": [{"leader": ld, "cards": [card_name(x) for x in cards], "winner": w,
                     "points": int(card_points(sum(1 << x for x in cards)))} for ld, cards, w in tricks],
         "points": s.points(), "tricks_won": s.tricks_won(),
-        "voids": [CardSet.from_mask(v).to_text() for v in obs[0].voids],
     }
+    moves = move_entries(g, players or ["?", "?", "?"], deck, view, step)
+    out["moves"] = moves
+    out["next"] = moves[step]["label"] if step < len(moves) else None
     return out
 
 

@@ -65,7 +65,7 @@ from .game import DEFAULT_OPPONENTS, PlayError, PlayGame, PlaySettings, present
 from .names import DECKS, card_label, contract_label, deck_text
 from .guard import BodyError, Guard, HostPolicy, read_body
 from .offer import AgentOffer, excerpt
-from .replay import DEFAULT_LIMIT, GameMoves, Source, move_label, open_source, position
+from .replay import DEFAULT_LIMIT, GameMoves, Source, move_entries, open_source, position
 from .seats import detach_from_server
 
 __all__ = ["create_app", "WebApp", "STATIC", "COOKIE"]
@@ -448,6 +448,12 @@ def create_app(**options: Any) -> Starlette:
             raise ApiError(400, f"'deck' must be one of {', '.join(DECKS)}, got {deck!r}")
         return deck
 
+    def _view(request: Request) -> str | int:
+        text = request.query_params.get("view", "all")
+        if text not in ("all", "0", "1", "2"):
+            raise ApiError(400, f"'view' must be all, 0, 1 or 2, got {excerpt(text)}")
+        return text if text == "all" else int(text)
+
     async def replay_sources(request: Request, sess: Session) -> dict[str, Any]:
         return {"sources": [s.info() for s in web.sources]}
 
@@ -490,15 +496,10 @@ def create_app(**options: Any) -> Starlette:
         k, src = _source(request)
         i = _game_index(request, src)
         deck = _deck(request)
+        view = _view(request)
         moves, mismatch, replayed = await _moves(k, src, i)
         players = src.players(i)
-        s = GameMoves(moves.hands, moves.skat, moves.rules, (), (), moves.seed).state()
-        out_moves = []
-        for n, a in enumerate(moves.actions):
-            seat, phase = s.current_player(), s.phase
-            out_moves.append({"n": n, "seat": seat, "phase": phase, "action": _action_text(a),
-                              "label": move_label(seat, phase, a, players, deck, s.bid), "card": phase == "play"})
-            s.apply_action(a)
+        out_moves = move_entries(moves, players, deck, view, 0)
         final = moves.state()
         if final.is_terminal():
             from agents.human import explain_result
@@ -515,19 +516,16 @@ def create_app(**options: Any) -> Starlette:
         return {"source": k, "game": i, "players": players, "meta": meta, "moves": out_moves,
                 "n_moves": len(moves.actions), "card_steps": [m["n"] for m in out_moves if m["card"]],
                 "explanation": deck_text(explanation, deck), "mismatch": mismatch,
-                "seed": None if moves.seed is None else str(moves.seed),
-                "rules": moves.rules}
+                # the seed rebuilds every hand: not in a seat's view
+                "seed": None if moves.seed is None or view != "all" else str(moves.seed),
+                "rules": moves.rules, "view": view}
 
     async def replay_position(request: Request, sess: Session) -> dict[str, Any]:
         k, src = _source(request)
         i = _game_index(request, src)
         moves, _, _ = await _moves(k, src, i)
         step = _int_param(request, "step", 0, len(moves.actions), 0)
-        view_text = request.query_params.get("view", "all")
-        if view_text not in ("all", "0", "1", "2"):
-            raise ApiError(400, f"'view' must be all, 0, 1 or 2, got {view_text!r}")
-        view: str | int = view_text if view_text == "all" else int(view_text)
-        return position(moves, step, view)
+        return position(moves, step, _view(request), src.players(i), _deck(request))
 
     async def replay_values(request: Request, sess: Session) -> dict[str, Any]:
         k, src = _source(request)
@@ -535,6 +533,10 @@ def create_app(**options: Any) -> Starlette:
         moves, _, _ = await _moves(k, src, i)
         step = _int_param(request, "step", 0, max(len(moves.actions) - 1, 0), 0)
         deck = _deck(request)
+        view = _view(request)
+        if view != "all" and step < len(moves.actions) and moves.state(step).current_player() != view:
+            # the values name the mover's cards: only in its own view or with all cards open
+            return {"values": None, "labels": {}, "hidden": True}
         a = web._cache.get(("analysis", k, i))
         if a is not None:
             v = a["steps"].get(step)
@@ -589,8 +591,3 @@ def create_app(**options: Any) -> Starlette:
     app.state.web = web
     return app
 
-
-def _action_text(a: int) -> str:
-    from skatsim.actions import action_to_string
-
-    return action_to_string(a)

@@ -242,7 +242,8 @@ function renderSide(v) {
   } else {
     box.appendChild(el("div", "", v.bid ? `bidding · ${v.bid}` : "bidding"));
   }
-  box.appendChild(el("div", "hint", `deal ${v.deal_no} · seed ${v.deal_seed}` + (v.rules.kontra ? " · Kontra/Re" : "")));
+  box.appendChild(el("div", "hint", `deal ${v.deal_no}` + (v.deal_seed ? ` · seed ${v.deal_seed}` : "") +
+    (v.rules.kontra ? " · Kontra/Re" : "")));
 
   const score = $("score");
   score.innerHTML = "<tr><th></th><th>points</th><th>tricks</th><th>cards</th></tr>";
@@ -526,7 +527,7 @@ async function openGame(i) {
   $("r-empty").textContent = "re-playing the game …";
   $("r-empty").hidden = false;
   try {
-    const res = await api("GET", `/api/replay/game?source=${r.source}&game=${i}&deck=${S.deck}`);
+    const res = await api("GET", `/api/replay/game?source=${r.source}&game=${i}&deck=${S.deck}&view=${r.view}`);
     r.data = res.data;
   } catch (e) {
     $("r-empty").textContent = "";
@@ -539,14 +540,7 @@ async function openGame(i) {
   r.step = d.card_steps.length ? d.card_steps[0] : 0;
   $("r-result").textContent = d.explanation + (d.mismatch.length ? "\n\nThe re-played game differs from the stored row: " +
     d.mismatch.join("; ") : "");
-  const ol = $("r-moves");
-  ol.innerHTML = "";
-  d.moves.forEach((m) => {
-    const li = el("li", "phase-" + m.phase, m.label);
-    li.dataset.n = m.n;
-    li.onclick = () => goStep(m.n);
-    ol.appendChild(li);
-  });
+  drawMoves(d.moves, r.step);
   $("r-lost").innerHTML = "<tr><td>the solver is checking every card …</td></tr>";
   goStep(r.step);
   loadAnalysis(i);
@@ -570,14 +564,36 @@ async function loadAnalysis(i) {
         .forEach((x) => tr.appendChild(el("td", "", x)));
       t.appendChild(tr);
     });
-    document.querySelectorAll("#r-moves li").forEach((li) => {
-      const v = a.steps[li.dataset.n];
-      if (v && v.lost > 0) { li.classList.add("lost"); li.dataset.lost = `−${v.lost}`; }
-    });
+    markLost();
   } catch (e) {
     $("r-lost").innerHTML = "";
     setError("replay-error", e.message);
   }
+}
+
+function markLost() {
+  const a = S.r.analysis;
+  if (!a || !a.steps) return;
+  document.querySelectorAll("#r-moves li").forEach((li) => {
+    const v = a.steps[li.dataset.n];
+    if (v && v.lost > 0) { li.classList.add("lost"); li.dataset.lost = `−${v.lost}`; }
+  });
+}
+
+function drawMoves(moves, step) {
+  // the move list as the chosen view knows it (a seat's view names only what it knew)
+  const ol = $("r-moves");
+  ol.innerHTML = "";
+  moves.forEach((m) => {
+    const li = el("li", "phase-" + m.phase + (m.action === null ? " unknown" : ""), m.label);
+    li.dataset.n = m.n;
+    li.onclick = () => goStep(m.n);
+    if (m.n === step) li.classList.add("cur");
+    ol.appendChild(li);
+  });
+  markLost();
+  const cur = ol.querySelector("li.cur");
+  if (cur) cur.scrollIntoView({ block: "nearest" });
 }
 
 async function goStep(step) {
@@ -592,23 +608,28 @@ async function goStep(step) {
   const cur = document.querySelector("#r-moves li.cur");
   if (cur) cur.scrollIntoView({ block: "nearest" });
   try {
-    const res = await api("GET", `/api/replay/position?source=${r.source}&game=${r.game}&step=${step}&view=${r.view}`);
+    const res = await api("GET", `/api/replay/position?source=${r.source}&game=${r.game}&step=${step}` +
+      `&view=${r.view}&deck=${S.deck}`);
     if (token !== r.token) return;
     drawPosition(res.data);
+    drawMoves(res.data.moves, step);
+    $("r-move").textContent = res.data.next ? `next: ${res.data.next}` : "end of the game";
   } catch (e) {
     setError("replay-error", e.message);
   }
   const move = r.data.moves[step];
-  $("r-move").textContent = move ? `next: ${move.label}` : "end of the game";
   const vals = $("r-values");
   vals.innerHTML = "";
   delete vals.dataset.step;
   if (move && move.card) {
     vals.textContent = "…";
     try {
-      const res = await api("GET", `/api/replay/values?source=${r.source}&game=${r.game}&step=${step}&deck=${S.deck}`);
+      const res = await api("GET", `/api/replay/values?source=${r.source}&game=${r.game}&step=${step}` +
+        `&deck=${S.deck}&view=${r.view}`);
       if (token !== r.token) return;
-      drawValues(res.data.values, res.data.labels);
+      if (res.data.hidden) vals.textContent = "the solver's values name the cards of the seat to move: " +
+        "shown in its own view or with all cards";
+      else drawValues(res.data.values, res.data.labels);
     } catch (e) {
       vals.textContent = e.message;
     }
@@ -631,7 +652,7 @@ function drawPosition(p) {
     box.classList.toggle("to-move", p.to_move === s);
     const h = p.hands[s];
     if (Array.isArray(h)) {
-      const next = d.moves[p.step];
+      const next = p.moves[p.step];
       h.forEach((c) => {
         const e = card(c);
         if (next && next.card && next.seat === s && next.action === c) e.classList.add("next");
@@ -659,6 +680,7 @@ function drawPosition(p) {
   trick.classList.toggle("last", last);
   cards.forEach((c, k) => trick.querySelector(".r-s" + ((leader + k) % 3)).appendChild(card(c)));
   const c = p.contract ? `${d.meta.contract_label || p.contract}` : (p.phase === "bidding" ? "bidding" : "");
+  // d.seed is sent only with all cards open (it rebuilds every hand)
   $("r-title").textContent = `game ${S.r.game + 1} · ${c}` + (p.bid ? ` · bid ${p.bid}` : "") +
     (d.seed !== null && d.seed !== undefined ? ` · seed ${d.seed}` : "");
 }
@@ -753,7 +775,10 @@ async function main() {
   $("opp1").onchange = showAgentDoc;
   $("r-source").onchange = () => { S.r.source = Number($("r-source").value); fillAgents(); loadGames(); };
   ["r-agent", "r-contract", "r-won"].forEach((id) => ($(id).onchange = loadGames));
-  $("r-view").onchange = () => { S.r.view = $("r-view").value; goStep(S.r.step); };
+  $("r-view").onchange = async () => {
+    S.r.view = $("r-view").value;
+    if (S.r.data) { const step = S.r.step; await openGame(S.r.game); goStep(step); }
+  };
   $("r-step").oninput = () => goStep(Number($("r-step").value));
   $("r-first").onclick = () => goStep(0);
   $("r-prev").onclick = () => goStep(S.r.step - 1);
