@@ -213,6 +213,7 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read() -> None:
 
         r = c.post("/api/play/new", content=stream(), headers={"content-type": "application/json"})
         assert r.status_code == 413 and len(r.content) < 200
+        _no_session(c)
 
 
 # ----------------------------------------------------------------------------- hidden information
@@ -304,3 +305,139 @@ def test_a_replay_seat_view_names_only_cards_that_seat_knew(replay_client, sourc
         # with all cards open the same requests do name the others' cards
     r = c.get(f"/api/replay/position?{q}&step=0&view=all")
     assert len(cards_in(r.text)) == 32
+
+
+# ----------------------------------------------------------------------------- sessions and limits
+
+
+def test_only_a_new_deal_makes_a_session_and_none_is_dropped_while_in_use() -> None:
+    """browser-pass-1, problem 5: 40 cookie-less GET /api/config dropped a game in progress."""
+    with _client(max_sessions=2) as c:
+        v = c.post("/api/play/new", json={"seat": 0, "seed": 5}).json()["view"]
+        web = c.app.state.web
+        mine = c.cookies["skatsim_session"]
+        other = client(c.app)
+        for path in ("/api/config", "/api/play", "/api/replay/games", "/", "/api/nothing") * 10:
+            other.get(path)
+        for path in ("/api/play/act", "/api/play/advance", "/api/play/deck", "/api/play/verdict"):
+            assert other.post(path, json={}).status_code in (400, 404)
+        assert list(web.sessions) == [mine] and "skatsim_session" not in other.cookies
+        assert other.get("/api/play").json() == {"view": None}
+        assert c.get("/api/play").json()["view"] == v
+        # a second table fits; a third is refused while both are in use (nothing dropped)
+        assert other.post("/api/play/new", json={"seed": 1}).status_code == 200
+        third = client(c.app)
+        r = third.post("/api/play/new", json={"seed": 2})
+        assert r.status_code == 503 and "limit" in r.json()["error"] and "skatsim_session" not in third.cookies
+        assert len(web.sessions) == 2 and c.get("/api/play").json()["view"] == v
+
+
+def test_sessions_expire_when_idle() -> None:
+    with _client(session_idle=60.0) as c:
+        c.post("/api/play/new", json={"seed": 5})
+        web = c.app.state.web
+        (sess,) = web.sessions.values()
+        assert c.get("/api/play").json()["view"] is not None
+        sess.used -= 61  # a minute without a request
+        assert c.get("/api/play").json()["view"] is None and not web.sessions
+
+
+@pytest.mark.parametrize("body", [b"[" * 100_000, b'{"a":' * 5000 + b"1" + b"}" * 5000, b"[" * 16_000])
+def test_deep_nesting_is_a_json_4xx(body: bytes) -> None:
+    """browser-pass-1, problem 6: '[' x 100000 was a plain-text 500 (a RecursionError)."""
+    with _client() as c:
+        r = c.post("/api/play/new", content=body, headers={"content-type": "application/json"})
+        assert 400 <= r.status_code < 500 and "error" in r.json() and len(r.content) < 300
+        _no_session(c)
+
+
+def test_no_error_echoes_more_than_an_excerpt() -> None:
+    """browser-pass-1, problem 6: a 20 MB action came back in a 20 MB reply."""
+    junk = "Z" * 15_000
+    with _client() as c:
+        c.post("/api/play/new", json={"seat": 0, "seed": 5})
+        for r in (c.post("/api/play/act", json={"action": junk}),
+                  c.post("/api/play/act", json={"action": "pass", junk: 1}),
+                  c.post("/api/play/act", json={"action": "pass", "expect": junk}),
+                  c.post("/api/play/new", json={"deck": junk}),
+                  c.post("/api/play/new", json={"opponents": [junk, junk]}),
+                  c.post("/api/play/new", json={"seat": junk}),
+                  c.post("/api/play/new", json={"seed": "9" * 10_000}),
+                  c.post("/api/play/new", content=b'{"seed": ' + b"9" * 10_000 + b"}",
+                         headers={"content-type": "application/json"}),
+                  c.post("/api/play/deck", json={"deck": junk}),
+                  c.get(f"/api/replay/games?source={junk}"),
+                  c.get(f"/api/{junk}"),
+                  c.delete(f"/api/play/{junk}")):
+            assert 400 <= r.status_code < 500 and len(r.content) < 600, (r.status_code, len(r.content))
+            assert junk[:100] not in r.text and "9" * 100 not in r.text
+
+
+def _fingerprint(web) -> list:
+    out = []
+    for sid, s in web.sessions.items():
+        g = s.game
+        out.append((sid, s.deal_no, s.seat, s.rotate, s.settings, len(s.scores), s.verdict,
+                    None if g is None else (len(g.state.history()), g.deal_seed, g.over)))
+    return out
+
+
+def test_fuzzed_requests_never_5xx_and_an_error_changes_nothing() -> None:
+    """Random methods, paths, bodies, headers and cookies (hypothesis): never a 5xx, always
+    JSON on /api/, and a 4xx leaves every session as it was."""
+    from urllib.parse import quote
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    app = create_app(opponents=["random", "random"], agent_mode="thread", max_sessions=1000,
+                     replay=[str(Path(__file__).parent / "data" / "iss_records.txt")])
+    paths = ["/", "/api/config", "/api/play", "/api/play/new", "/api/play/act", "/api/play/advance",
+             "/api/play/deck", "/api/play/verdict", "/api/replay/sources", "/api/replay/games", "/api/replay/game",
+             "/api/replay/position", "/api/replay/values", "/api/replay/analysis", "/static/app.js",
+             "/static/../server.py", "/api/", "/api/play/new/x"]
+    json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
+                               | st.text(max_size=30) | st.sampled_from(["18", "pass", "yes", "CJ", "pickup", "GH",
+                                                                          "german", "french", "rule_based", "random"]),
+                               lambda kids: st.lists(kids, max_size=4) | st.dictionaries(
+                                   st.sampled_from(["action", "expect", "seat", "seed", "deck", "opponents",
+                                                    "rotate", "kontra", "ramsch", "x"]) | st.text(max_size=8),
+                                   kids, max_size=5), max_leaves=12)
+    bodies = st.one_of(st.none(), st.binary(max_size=200), json_values.map(lambda v: __import__("json").dumps(v)))
+    queries = st.dictionaries(st.sampled_from(["source", "game", "step", "view", "deck", "agent", "contract", "won",
+                                               "offset", "limit"]),
+                              st.sampled_from(["0", "1", "2", "-1", "all", "99999", "x", "1e3", "", "german", "yes"])
+                              | st.text(max_size=10), max_size=5)
+
+    with client(app) as c:
+        web = app.state.web
+        c.post("/api/play/new", json={"seat": 0, "seed": 11}).raise_for_status()
+        good = c.cookies["skatsim_session"]
+        c.cookies.clear()
+
+        @settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(method=st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]),
+               path=st.sampled_from(paths) | st.text(max_size=20).map(lambda s: "/api/" + quote(s)),
+               query=queries, body=bodies,
+               ctype=st.sampled_from(["application/json", "text/plain", None, "application/json; charset=utf-8"]),
+               cookie=st.sampled_from([None, "good", "junk"]), origin=st.sampled_from([None, "same", "evil"]))
+        def one(method, path, query, body, ctype, cookie, origin) -> None:
+            headers = {}
+            if ctype:
+                headers["content-type"] = ctype
+            if origin:
+                headers["origin"] = "http://127.0.0.1:8765" if origin == "same" else "http://evil.example"
+            cookies = {"skatsim_session": good if cookie == "good" else "x" * 32} if cookie else {}
+            before = _fingerprint(web)
+            c.cookies.clear()
+            for k, v in cookies.items():
+                c.cookies.set(k, v)
+            r = c.request(method, path, params=query, content=body, headers=headers)
+            c.cookies.clear()
+            assert r.status_code < 500, (method, path, query, body, r.status_code, r.text[:300])
+            if path.startswith("/api/") and r.status_code >= 400 and method != "HEAD":
+                assert isinstance(r.json()["error"], str)
+            if r.status_code >= 400:
+                assert _fingerprint(web) == before, (method, path, body, r.status_code, r.text[:200])
+
+        one()

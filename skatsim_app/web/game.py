@@ -42,7 +42,7 @@ from skatsim.options import ISKO, SkatRules
 from skatsim.state import SEAT_NAMES, SkatState
 
 from .names import card_label, check_deck, contract_label, deck_text, game_label
-from .offer import Opponent
+from .offer import Opponent, clip, excerpt
 from .seats import make_seat_agent
 
 __all__ = ["PlaySettings", "PlayGame", "PlayError", "present", "DEFAULT_OPPONENTS"]
@@ -149,9 +149,9 @@ class PlayGame:
         events; raises :class:`PlayError` (and changes nothing) when the move is refused."""
         if not isinstance(text, str) or not text.strip():
             raise PlayError(400, f"'action' must be a non-empty string such as \"18\", \"pass\", \"S10\" or \"GH\", "
-                                 f"got {text!r}")
+                                 f"got {excerpt(text)}")
         if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
-            raise PlayError(400, f"'expect' must be the number of moves seen (an int), got {expect!r}")
+            raise PlayError(400, f"'expect' must be the number of moves seen (an int), got {excerpt(expect)}")
         if not self._lock.acquire(blocking=False):
             raise PlayError(409, "not your turn: an AI is thinking")
         try:
@@ -164,10 +164,12 @@ class PlayGame:
             if expect is not None and expect != len(st.history()):
                 raise PlayError(409, f"your page is out of date: it has seen {expect} moves, the game has "
                                      f"{len(st.history())}; reload the table")
+            if len(text) > 12:  # the longest action is a contract such as "CHSZO" or a bid "264"
+                raise PlayError(400, f"unknown action {excerpt(text)}")
             try:
                 action = string_to_action(text)
             except ValueError as e:
-                raise PlayError(400, str(e)) from None
+                raise PlayError(400, clip(str(e), 300)) from None
             obs = st.observation(self.seat)
             if action not in obs.legal_actions:
                 raise PlayError(422, _illegal_reason(action, obs))

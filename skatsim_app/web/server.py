@@ -44,6 +44,7 @@ import multiprocessing as mp
 import os
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -64,7 +65,7 @@ from . import jobs
 from .game import DEFAULT_OPPONENTS, PlayError, PlayGame, PlaySettings, present
 from .names import DECKS, card_label, contract_label, deck_text
 from .guard import BodyError, Guard, HostPolicy, read_body
-from .offer import AgentOffer, excerpt
+from .offer import AgentOffer, clip, excerpt
 from .replay import DEFAULT_LIMIT, GameMoves, Source, move_entries, open_source, position
 from .seats import detach_from_server
 
@@ -82,7 +83,8 @@ class ApiError(Exception):
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    # a message quotes an excerpt of the input at most (the cut keeps it short whatever it quotes)
+    return JSONResponse({"error": clip(message, 400)}, status_code=status)
 
 
 @dataclass
@@ -99,6 +101,7 @@ class Session:
     verdict: str | None = None
     recorded: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    used: float = field(default_factory=time.monotonic)
 
     def close(self) -> None:
         if self.game is not None:
@@ -123,7 +126,8 @@ class WebApp:
     def __init__(self, *, replay: Sequence[str | Path] = (), rules: SkatRules = ISKO,
                  opponents: Sequence[str] = DEFAULT_OPPONENTS, agents: Mapping[str, str] | None = None,
                  deck: str = "german", time_limit: float = 30.0,
-                 agent_mode: str = "process", max_sessions: int = 32, replay_limit: int = DEFAULT_LIMIT,
+                 agent_mode: str = "process", max_sessions: int = 32, session_idle: float = 4 * 3600.0,
+                 replay_limit: int = DEFAULT_LIMIT,
                  workers: int = 1, wait: float = 5.0, host: str = "127.0.0.1", port: int | None = None,
                  allow_hosts: Sequence[str] = ()) -> None:
         if deck not in DECKS:
@@ -136,6 +140,7 @@ class WebApp:
                                     float(time_limit), agent_mode)
         self.sources: list[Source] = [open_source(p, replay_limit) for p in replay]
         self.max_sessions = int(max_sessions)
+        self.session_idle = float(session_idle)
         self.sessions: OrderedDict[str, Session] = OrderedDict()
         self.workers = int(workers)
         self.wait = float(wait)
@@ -193,17 +198,40 @@ class WebApp:
                 p.terminate()
         self.threads.shutdown(wait=False, cancel_futures=True)
 
-    def session(self, request: Request) -> tuple[str, Session, bool]:
+    def expire(self) -> None:
+        """Drop the sessions idle for longer than ``session_idle`` seconds (their AIs stop)."""
+        now = time.monotonic()
+        while self.sessions:
+            sid, s = next(iter(self.sessions.items()))  # the least recently used first
+            if now - s.used <= self.session_idle:
+                break
+            del self.sessions[sid]
+            s.close()
+
+    def session(self, request: Request) -> Session | None:
+        """This browser's session (by its cookie), or ``None``: a request never makes one,
+        only :meth:`add_session` does (``POST /api/play/new``)."""
+        self.expire()
         sid = request.cookies.get(COOKIE)
-        if sid and sid in self.sessions:
-            self.sessions.move_to_end(sid)
-            return sid, self.sessions[sid], False
+        sess = self.sessions.get(sid) if sid else None
+        if sess is not None:
+            sess.used = time.monotonic()
+            self.sessions.move_to_end(sid)  # type: ignore[arg-type]
+        return sess
+
+    def check_room(self) -> None:
+        """A new session fits, or 503: a table in use is never dropped to make room."""
+        self.expire()
+        if len(self.sessions) >= self.max_sessions:
+            raise ApiError(503, f"this server already holds {self.max_sessions} tables, its limit; a table idle for "
+                                f"{self.session_idle / 60:g} minutes is closed: try again later")
+
+    def add_session(self, sess: Session) -> str:
+        self.check_room()
         sid = secrets.token_urlsafe(24)
-        self.sessions[sid] = Session(self.default)
-        while len(self.sessions) > self.max_sessions:
-            _, old = self.sessions.popitem(last=False)
-            old.close()
-        return sid, self.sessions[sid], True
+        sess.used = time.monotonic()
+        self.sessions[sid] = sess
+        return sid
 
     # ------------------------------------------------------------------ play
     def view(self, sess: Session, deck: str | None = None) -> dict[str, Any] | None:
@@ -253,26 +281,27 @@ def _settings_from(body: dict[str, Any], base: PlaySettings,
             raise ApiError(400, f"bad opponent: {e}") from None
     deck = body.get("deck", base.deck)
     if deck not in DECKS:
-        raise ApiError(400, f"'deck' must be one of {', '.join(DECKS)}, got {deck!r}")
+        raise ApiError(400, f"'deck' must be one of {', '.join(DECKS)}, got {excerpt(deck)}")
     flags = {}
     for k in ("kontra", "ramsch"):
         v = body.get(k, getattr(base.rules, k))
         if not isinstance(v, bool):
-            raise ApiError(400, f"'{k}' must be true or false, got {v!r}")
+            raise ApiError(400, f"'{k}' must be true or false, got {excerpt(v)}")
         flags[k] = v
     rules = dataclasses.replace(base.rules, **flags)
     extra = {}
     for k in ("seat", "seed"):
         if k in body and body[k] is not None:
             v = body[k]
-            if k == "seed" and isinstance(v, str) and v.lstrip("-").isdigit():
+            if k == "seed" and isinstance(v, str) and len(v) <= 24 and v.lstrip("-").isdigit():
                 v = int(v)
             if isinstance(v, bool) or not isinstance(v, int) or (k == "seat" and v not in (0, 1, 2)):
-                raise ApiError(400, f"'{k}' must be " + ("0, 1 or 2" if k == "seat" else "an int") + f", got {v!r}")
+                raise ApiError(400, f"'{k}' must be " + ("0, 1 or 2" if k == "seat" else "an int")
+                               + f", got {excerpt(v)}")
             extra[k] = v
     if "rotate" in body:
         if not isinstance(body["rotate"], bool):
-            raise ApiError(400, f"'rotate' must be true or false, got {body['rotate']!r}")
+            raise ApiError(400, f"'rotate' must be true or false, got {excerpt(body['rotate'])}")
         extra["rotate"] = body["rotate"]
     return PlaySettings(specs, rules, deck, base.time_limit, base.mode), extra  # type: ignore[arg-type]
 
@@ -288,8 +317,10 @@ async def _body(request: Request) -> dict[str, Any]:
 
     try:
         body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError):  # not JSON, or a number over Python's 4300 digits
         raise ApiError(400, "the request body must be a JSON object") from None
+    except RecursionError:
+        raise ApiError(400, "the request body is nested too deeply") from None
     if not isinstance(body, dict):
         raise ApiError(400, f"the request body must be a JSON object, got {type(body).__name__}")
     return body
@@ -304,7 +335,7 @@ def _int_param(request: Request, name: str, lo: int, hi: int | None, default: in
     try:
         v = int(text)
     except ValueError:
-        raise ApiError(400, f"query parameter '{name}' must be an integer, got {text!r}") from None
+        raise ApiError(400, f"query parameter '{name}' must be an integer, got {excerpt(text)}") from None
     if v < lo or (hi is not None and v > hi):
         raise ApiError(404 if name in ("source", "game") else 400,
                        f"'{name}' must be in {lo}..{hi}, got {v}" if hi is not None else f"'{name}' must be >= {lo}")
@@ -316,38 +347,35 @@ def create_app(**options: Any) -> Starlette:
     :class:`WebApp`."""
     web = WebApp(**options)
 
-    def endpoint(fn: Callable[[Request, Session], Awaitable[Response | dict[str, Any]]]) -> Callable[..., Any]:
+    def endpoint(fn: Callable[[Request, Any], Awaitable[Response | dict[str, Any]]]) -> Callable[..., Any]:
         async def handler(request: Request) -> Response:
-            sid, sess, new = web.session(request)
             try:
-                out = await fn(request, sess)
-            except ApiError as e:
-                resp: Response = _error(e.status, e.message)
-            except PlayError as e:
-                resp = _error(e.status, e.message)
-            else:
-                resp = out if isinstance(out, Response) else JSONResponse(out)
-            if new:
-                resp.set_cookie(COOKIE, sid, httponly=True, samesite="strict")
-            return resp
+                out = await fn(request, web.session(request))
+            except (ApiError, PlayError) as e:
+                return _error(e.status, e.message)
+            return out if isinstance(out, Response) else JSONResponse(out)
 
         return handler
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
-    async def config(request: Request, sess: Session) -> dict[str, Any]:
+    async def config(request: Request, sess: Session | None) -> dict[str, Any]:
         s = web.default
         return {"agents": web.offer.info(), "default_opponents": [o.to_text() for o in s.opponents],
                 "decks": list(DECKS),
                 "deck": s.deck, "rules": {"kontra": s.rules.kontra, "ramsch": s.rules.ramsch},
                 "time_limit": s.time_limit, "sources": [src.info() for src in web.sources]}
 
-    async def play_get(request: Request, sess: Session) -> dict[str, Any]:
-        return {"view": web.view(sess)}
+    async def play_get(request: Request, sess: Session | None) -> dict[str, Any]:
+        return {"view": web.view(sess) if sess is not None else None}
 
-    async def play_new(request: Request, sess: Session) -> dict[str, Any]:
+    async def play_new(request: Request, sess: Session | None) -> Response:
         body = await _body(request)
+        new = sess is None
+        if sess is None:  # the only route that makes a session (after the body is read)
+            web.check_room()
+            sess = Session(web.default)
         async with sess.lock:
             if sess.pending is not None and not sess.pending.done():
                 raise ApiError(409, "an AI is still thinking about the current deal; try again in a moment")
@@ -368,29 +396,37 @@ def create_app(**options: Any) -> Starlette:
             sess.game, sess.settings, sess.seat, sess.rotate = game, settings, seat, rotate
             sess.deal_no += 1
             sess.pending, sess.verdict, sess.recorded = None, None, False
-            return {"view": web.view(sess), "events": []}
+        resp = JSONResponse({"view": web.view(sess), "events": []})
+        if new:
+            try:
+                sid = web.add_session(sess)
+            except ApiError:
+                sess.close()
+                raise
+            resp.set_cookie(COOKIE, sid, httponly=True, samesite="strict")
+        return resp
 
-    def _game(sess: Session) -> PlayGame:
-        if sess.game is None:
+    def _game(sess: Session | None) -> tuple[Session, PlayGame]:
+        if sess is None or sess.game is None:
             raise ApiError(404, "no game yet: start one with POST /api/play/new")
-        return sess.game
+        return sess, sess.game
 
-    async def play_act(request: Request, sess: Session) -> dict[str, Any]:
+    async def play_act(request: Request, sess_: Session | None) -> dict[str, Any]:
         body = await _body(request)
-        game = _game(sess)
+        sess, game = _game(sess_)
         if sess.pending is not None and not sess.pending.done():
             raise ApiError(409, "not your turn: an AI is thinking")
         if "action" not in body:
             raise ApiError(400, "the body needs 'action', e.g. {\"action\": \"18\"} or {\"action\": \"S10\"}")
         unknown = sorted(set(body) - {"action", "expect"})
         if unknown:
-            raise ApiError(400, f"unknown field(s) {unknown}; a move is {{\"action\": ..., \"expect\": n}}")
+            raise ApiError(400, f"unknown field(s) {excerpt(unknown)}; a move is {{\"action\": ..., \"expect\": n}}")
         events = game.human_act(body["action"], body.get("expect"))
         web.record_if_over(sess)
         return {"events": len(events), "view": web.view(sess)}
 
-    async def play_advance(request: Request, sess: Session) -> Response | dict[str, Any]:
-        game = _game(sess)
+    async def play_advance(request: Request, sess_: Session | None) -> Response | dict[str, Any]:
+        sess, game = _game(sess_)
         if sess.pending is None:
             if not game.ai_to_move:
                 raise ApiError(409, "the deal is over" if game.over else "it is your turn")
@@ -409,17 +445,18 @@ def create_app(**options: Any) -> Starlette:
         web.record_if_over(sess)
         return {"events": len(events), "view": web.view(sess)}
 
-    async def play_deck(request: Request, sess: Session) -> dict[str, Any]:
+    async def play_deck(request: Request, sess_: Session | None) -> dict[str, Any]:
         body = await _body(request)
+        sess, _ = _game(sess_)
         deck = body.get("deck")
         if deck not in DECKS:
-            raise ApiError(400, f"'deck' must be one of {', '.join(DECKS)}, got {deck!r}")
+            raise ApiError(400, f"'deck' must be one of {', '.join(DECKS)}, got {excerpt(deck)}")
         s = sess.settings
         sess.settings = PlaySettings(s.opponents, s.rules, deck, s.time_limit, s.mode)
         return {"view": web.view(sess)}
 
-    async def play_verdict(request: Request, sess: Session) -> dict[str, Any]:
-        game = _game(sess)
+    async def play_verdict(request: Request, sess_: Session | None) -> dict[str, Any]:
+        sess, game = _game(sess_)
         if not game.over:
             raise ApiError(409, "the solver's verdict comes after the deal")
         res = game.snapshot["result"]
@@ -445,7 +482,7 @@ def create_app(**options: Any) -> Starlette:
     def _deck(request: Request) -> str:
         deck = request.query_params.get("deck", web.default.deck)
         if deck not in DECKS:
-            raise ApiError(400, f"'deck' must be one of {', '.join(DECKS)}, got {deck!r}")
+            raise ApiError(400, f"'deck' must be one of {', '.join(DECKS)}, got {excerpt(deck)}")
         return deck
 
     def _view(request: Request) -> str | int:
@@ -454,17 +491,17 @@ def create_app(**options: Any) -> Starlette:
             raise ApiError(400, f"'view' must be all, 0, 1 or 2, got {excerpt(text)}")
         return text if text == "all" else int(text)
 
-    async def replay_sources(request: Request, sess: Session) -> dict[str, Any]:
+    async def replay_sources(request: Request, sess: Session | None) -> dict[str, Any]:
         return {"sources": [s.info() for s in web.sources]}
 
-    async def replay_games(request: Request, sess: Session) -> dict[str, Any]:
+    async def replay_games(request: Request, sess: Session | None) -> dict[str, Any]:
         k, src = _source(request)
         deck = _deck(request)
         agent = request.query_params.get("agent") or None
         contract = request.query_params.get("contract") or None
         won = request.query_params.get("won") or None
         if won not in (None, "yes", "no"):
-            raise ApiError(400, f"'won' must be yes or no, got {won!r}")
+            raise ApiError(400, f"'won' must be yes or no, got {excerpt(won)}")
         offset = _int_param(request, "offset", 0, None, 0)
         limit = _int_param(request, "limit", 1, 1000, 200)
         rows = src.games
@@ -492,7 +529,7 @@ def create_app(**options: Any) -> Starlette:
         moves, replayed = await web.run_job(("moves", k, i), jobs.call, fn, args)
         return moves, src.check(i, replayed), replayed
 
-    async def replay_game(request: Request, sess: Session) -> dict[str, Any]:
+    async def replay_game(request: Request, sess: Session | None) -> dict[str, Any]:
         k, src = _source(request)
         i = _game_index(request, src)
         deck = _deck(request)
@@ -520,14 +557,14 @@ def create_app(**options: Any) -> Starlette:
                 "seed": None if moves.seed is None or view != "all" else str(moves.seed),
                 "rules": moves.rules, "view": view}
 
-    async def replay_position(request: Request, sess: Session) -> dict[str, Any]:
+    async def replay_position(request: Request, sess: Session | None) -> dict[str, Any]:
         k, src = _source(request)
         i = _game_index(request, src)
         moves, _, _ = await _moves(k, src, i)
         step = _int_param(request, "step", 0, len(moves.actions), 0)
         return position(moves, step, _view(request), src.players(i), _deck(request))
 
-    async def replay_values(request: Request, sess: Session) -> dict[str, Any]:
+    async def replay_values(request: Request, sess: Session | None) -> dict[str, Any]:
         k, src = _source(request)
         i = _game_index(request, src)
         moves, _, _ = await _moves(k, src, i)
@@ -545,7 +582,7 @@ def create_app(**options: Any) -> Starlette:
         labels = {c: card_label(c, deck) for c in v["values"]} if v else {}
         return {"values": v, "labels": labels}
 
-    async def replay_analysis(request: Request, sess: Session) -> dict[str, Any]:
+    async def replay_analysis(request: Request, sess: Session | None) -> dict[str, Any]:
         k, src = _source(request)
         i = _game_index(request, src)
         moves, _, _ = await _moves(k, src, i)
@@ -580,11 +617,11 @@ def create_app(**options: Any) -> Starlette:
 
     async def not_found(request: Request, exc: Exception) -> Response:
         if request.url.path.startswith("/api/"):
-            return _error(404, f"no such API route: {request.method} {request.url.path}")
+            return _error(404, f"no such API route: {excerpt(request.method, 12)} {excerpt(request.url.path, 60)}")
         return Response("not found", status_code=404, media_type="text/plain")
 
     async def bad_method(request: Request, exc: Exception) -> Response:
-        return _error(405, f"{request.method} is not allowed on {request.url.path}")
+        return _error(405, f"{excerpt(request.method, 12)} is not allowed on {excerpt(request.url.path, 60)}")
 
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_found, 405: bad_method},
                     middleware=[Middleware(Guard, policy=lambda: web.hosts)])
