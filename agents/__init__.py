@@ -2,15 +2,26 @@
 the shared agent test and duplicate tournaments.
 
 Dependency arrows point one way: ``agents`` builds on :mod:`skatsim`; the core never
-imports this package.
+imports this package. Inside, three rooms by role (OpenSpiel's games, bots and algorithms):
 
-- protocol and registry (:mod:`agents.base`): :class:`Agent`, :func:`register`,
-  :func:`make_agent`, :func:`list_agents`, :class:`AgentSpec`;
-- :class:`RandomAgent` (:mod:`agents.random_agent`), ``RuleBasedAgent``
-  (:mod:`agents.rule_based`, made by name: ``make_agent("rule_based", **params)``);
-- the game loop (:mod:`agents.play`): :func:`play_game`, :func:`play`, :class:`Table`;
-- duplicate tournaments (:mod:`agents.tournament`): :func:`run_tournament`;
-- :func:`agents.testing.agent_api_test`: the test every registered agent passes.
+- :mod:`agents.arena`: how games are played and measured. The protocol and registry
+  (:mod:`agents.arena.base`: :class:`Agent`, :func:`register`, :func:`make_agent`,
+  :func:`list_agents`, :class:`AgentSpec`), the game loop (:mod:`agents.arena.play`:
+  :func:`play_game`, :func:`play`, :class:`Table`), the board runner of tournaments
+  (:mod:`agents.arena.vecplay`), duplicate tournaments (:mod:`agents.arena.tournament`:
+  :func:`run_tournament`) and :func:`agents.arena.testing.agent_api_test`, the test every
+  registered agent passes;
+- :mod:`agents.players`: the bots. :class:`RandomAgent`, ``RuleBasedAgent`` (made by name:
+  ``make_agent("rule_based", **params)``), PIMC, the neural bidder, DMC and the terminal
+  player for a person;
+- :mod:`agents.learn`: learning algorithms and their infrastructure (the Gymnasium and
+  PettingZoo wrappers, the networks' shared code, bidding labels);
+- ``agents/models``: the shipped checkpoints.
+
+Players may import the arena; the arena reaches players only through the registry's lazy
+``"module:Class"`` strings; learning may import both. The modules of the flat layout before
+(``agents.play``, ``agents.rule_based``, ...) still import, as the same module objects, with a
+:class:`DeprecationWarning` naming the new place (:data:`MOVED`).
 
 >>> sorted(list_agents())
 ['dmc', 'neural_bidder', 'pimc', 'random', 'rule_based']
@@ -21,11 +32,18 @@ True
 
 from __future__ import annotations
 
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import types
+import warnings
 from typing import Any
 
-from .base import DUPLICATE_LOSS_PENALTY, Agent, AgentInfo, AgentSpec, agent_info, list_agents, make_agent, register
-from .play import AgentError, IllegalActionError, PlayedGame, Table, play, play_game
-from .random_agent import RandomAgent
+from .arena.base import (DUPLICATE_LOSS_PENALTY, Agent, AgentInfo, AgentSpec, agent_info, list_agents, make_agent,
+                         register)
+from .arena.play import AgentError, IllegalActionError, PlayedGame, Table, play, play_game
+from .players.random_agent import RandomAgent
 
 __all__ = ["Agent", "AgentInfo", "AgentSpec", "agent_info", "list_agents", "make_agent", "register",
            "AgentError", "IllegalActionError", "PlayedGame", "Table", "play", "play_game", "RandomAgent",
@@ -47,12 +65,12 @@ def _rule_based_docs() -> dict[str, str]:
 register("random", RandomAgent, {}, defaults={}, engine="random",
          doc="uniformly random legal actions in every phase (the batch engine's random policy)")
 def _rule_based_checks() -> dict[str, Any]:
-    from .rule_based import PARAM_CHECKS
+    from .players.rule_based import PARAM_CHECKS
 
     return dict(PARAM_CHECKS)
 
 
-register("rule_based", "agents.rule_based:RuleBasedAgent", _rule_based_docs, defaults=_rule_based_defaults,
+register("rule_based", "agents.players.rule_based:RuleBasedAgent", _rule_based_docs, defaults=_rule_based_defaults,
          engine="rule_based", checks=_rule_based_checks,
          doc="heuristic player: bids, skat, declaration and card play (the batch engine's rule_based policy)")
 
@@ -60,7 +78,7 @@ register("rule_based", "agents.rule_based:RuleBasedAgent", _rule_based_docs, def
 def _pimc_defaults() -> dict[str, Any]:
     import inspect
 
-    from .pimc import PIMCAgent
+    from .players.pimc import PIMCAgent
 
     out: dict[str, Any] = {}
     for p in inspect.signature(PIMCAgent).parameters.values():
@@ -92,7 +110,7 @@ def _pimc_docs() -> dict[str, str]:
 
 
 def _pimc_checks() -> dict[str, Any]:
-    from .base import in_range, one_of
+    from .arena.base import in_range, one_of
 
     def count(lo: int, hi: int) -> Any:
         return lambda v: None if v is None or lo <= v <= hi else f"an int in {lo}..{hi}"
@@ -104,12 +122,12 @@ def _pimc_checks() -> dict[str, Any]:
             "oversample": count(1, 1000), "node_limit": count(0, 10**12), "tt_bits": count(10, 30)}
 
 
-register("pimc", "agents.pimc:PIMCAgent", _pimc_docs, defaults=_pimc_defaults, checks=_pimc_checks,
+register("pimc", "agents.players.pimc:PIMCAgent", _pimc_docs, defaults=_pimc_defaults, checks=_pimc_checks,
          doc="Perfect-Information Monte Carlo card play (sampled worlds solved open-handed); "
              "bidding and skat by the rule-based player unless bidding='simulation'")
 
 
-register("neural_bidder", "agents.neural_bidding:NeuralBidderAgent",
+register("neural_bidder", "agents.players.neural_bidding:NeuralBidderAgent",
          {"model": "checkpoint path (default: the shipped model agents/models/bidding_v2)",
           "card_play": "rule_based or pimc", "aggressiveness": "SF points added before the bid test",
           "loss_penalty": "relative cost per defender of a lost game (20: duplicate scoring)",
@@ -119,14 +137,14 @@ register("neural_bidder", "agents.neural_bidding:NeuralBidderAgent",
                    "loss_penalty": DUPLICATE_LOSS_PENALTY,
                    "discard": "rule_based", "pimc_worlds": 32, "skats": 32},
          checks=lambda: _neural_checks(),
-         doc="bidding network (agents/neural_bidding.py) + delegated card play")
+         doc="bidding network (agents/players/neural_bidding.py) + delegated card play")
 
 
 def _neural_checks() -> dict[str, Any]:
     import math
     from pathlib import Path
 
-    from .base import one_of
+    from .arena.base import one_of
 
     def model(v: str) -> str | None:
         if not v:
@@ -146,7 +164,7 @@ def _neural_checks() -> dict[str, Any]:
 def _dmc_checks() -> dict[str, Any]:
     from pathlib import Path
 
-    from .base import one_of
+    from .arena.base import one_of
 
     def model(v: str) -> str | None:
         if not v:
@@ -163,7 +181,7 @@ def _dmc_checks() -> dict[str, Any]:
             "trust": lambda v: None if v == -1 or 0 <= v < 1000 else "-1 (off) or a number in [0, 1000)"}
 
 
-register("dmc", "agents.dmc:DMCAgent",
+register("dmc", "agents.players.dmc:DMCAgent",
          {"model": "checkpoint path (default: the shipped model agents/models/dmc_v2)",
           "early": "bidding, skat, discard, declaration, Kontra/Re: auto (the model where it learned them, "
                    "else rule_based), model, rule_based or neural_bidder",
@@ -175,16 +193,89 @@ register("dmc", "agents.dmc:DMCAgent",
          defaults={"model": "", "early": "auto", "declarer_play": "model", "defender_play": "model",
                    "pimc_worlds": 32, "trust": -1.0},
          checks=_dmc_checks,
-         doc="Deep Monte-Carlo self-play Q network (agents/dmc.py); phases it did not learn by a delegate")
+         doc="Deep Monte-Carlo self-play Q network (agents/players/dmc.py); phases it did not learn by a delegate")
 
 
 def __getattr__(name: str) -> Any:  # lazy: the tournament pulls in pandas, the rule-based agent its kernels
     if name in ("run_tournament", "TournamentResult", "resume_tournament", "load_tournament"):
-        from . import tournament
+        from .arena import tournament
 
         return getattr(tournament, name)
     if name == "RuleBasedAgent":
-        from .rule_based import RuleBasedAgent
+        from .players.rule_based import RuleBasedAgent
 
         return RuleBasedAgent
     raise AttributeError(f"module 'agents' has no attribute {name!r}")
+
+
+#: Where the modules of the flat layout live now (old name -> new name; their submodules
+#: follow, ``agents.tournament.stats`` -> ``agents.arena.tournament.stats``).
+MOVED: dict[str, str] = {
+    "agents.base": "agents.arena.base", "agents.play": "agents.arena.play",
+    "agents.vecplay": "agents.arena.vecplay", "agents.testing": "agents.arena.testing",
+    "agents.tournament": "agents.arena.tournament",
+    **{f"agents.{m}": f"agents.players.{m}" for m in ("random_agent", "rule_based", "pimc", "pimc_bidding",
+                                                       "pimc_inference", "neural_bidding", "dmc", "human")},
+    "agents.envs": "agents.learn.envs", "agents.bidding_data": "agents.learn.bidding_data",
+    "agents.mlp": "agents.learn.nets", "agents.mlp_kernels": "agents.learn.nets",
+}
+
+
+def moved_to(name: str) -> str | None:
+    """The current name of a module of the old flat layout (``None``: not moved).
+
+    >>> moved_to("agents.tournament.stats"), moved_to("agents.arena.play")
+    ('agents.arena.tournament.stats', None)
+    """
+    head, rest = name, ""
+    while head.count(".") >= 1:
+        if head in MOVED:
+            return MOVED[head] + rest
+        head, _, tail = head.rpartition(".")
+        rest = "." + tail + rest
+    return None
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports an old module name as the module at its new place: the same object under both
+    names in ``sys.modules``, with a :class:`DeprecationWarning` naming the new place."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, Any] = {}
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        return importlib.util.spec_from_loader(name, self) if moved_to(name) else None
+
+    def create_module(self, spec: Any) -> types.ModuleType:
+        new = moved_to(spec.name)
+        assert new is not None
+        level, frame = 2, sys._getframe(1)  # type: int, types.FrameType | None
+        # warn at the importing line, past the import machinery
+        while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
+                                     or frame.f_code.co_filename.endswith(("importlib/__init__.py", __file__))):
+            level += "_bootstrap" not in frame.f_code.co_filename  # warnings skips those frames itself
+            frame = frame.f_back
+        warnings.warn(f"{spec.name} moved to {new}: import it from there", DeprecationWarning, stacklevel=level)
+        module = importlib.import_module(new)
+        self._specs[spec.name] = module.__spec__  # the import system sets the alias's spec on it next
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        alias = module.__spec__
+        assert alias is not None
+        module.__spec__ = self._specs.pop(alias.name)  # the module keeps its own spec
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        # importing an old submodule name sets it on the package: the face keeps its own name
+        # (``agents.play`` is the function :func:`play`, as before the move)
+        if isinstance(value, types.ModuleType) and f"agents.{name}" in MOVED and not isinstance(
+                self.__dict__.get(name, value), types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.insert(0, _MovedModules())
+sys.modules[__name__].__class__ = _Package

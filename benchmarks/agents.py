@@ -10,7 +10,7 @@ is called once before timing), each the best of ``--reps`` time boxes (XSkat: ru
    (``simulate(n, policy="rule_based", workers=1)``, DataFrame out), per CPU second of
    this process (``time.process_time``) and per wall second;
 2. the same on all cores (``workers=None``), per wall second, and the scaling over path 1;
-3. rule-based decisions per second through the Python protocol (``agents.play``
+3. rule-based decisions per second through the Python protocol (``agents.arena.play``
    with three ``make_agent("rule_based")``: observation, ``act``, validation, apply);
 4. XSkat's computer players playing each other as XSkat is normally run, ``xskat -auto N``
    (Debian package ``xskat``; headless: with ``-auto`` it opens no window and no file, and
@@ -91,7 +91,7 @@ def engine_rate(seconds: float, seed: int, workers: int | None, batch: int, reps
 
 
 def protocol_rate(seconds: float, seed: int) -> tuple[float, float, int, float]:
-    """(decisions/s, games/s, decisions, elapsed) through agents.play with three rule-based agents."""
+    """(decisions/s, games/s, decisions, elapsed) through agents.arena.play with three rule-based agents."""
     play([make_agent("rule_based") for _ in range(3)], seed=seed)  # compile the policy dispatcher
     i, decisions, games, t0 = 0, 0, 0, time.perf_counter()
     while True:

@@ -25,7 +25,7 @@ import _env  # noqa: E402
 
 
 def bench_labels(labeler: str, deals: int, worlds: int) -> dict:
-    from agents.bidding_data import LabelConfig, label_deal
+    from agents.learn.bidding_data import LabelConfig, label_deal
 
     cfg = LabelConfig(n_deals=deals + 1, seed=123, worlds=worlds, labeler=labeler)
     label_deal(0, cfg)  # compile
@@ -44,7 +44,7 @@ def bench_labels(labeler: str, deals: int, worlds: int) -> dict:
 def bench_inference(hands: int, threads: int, model: str | None) -> dict:
     import torch
 
-    from agents.neural_bidding import encode_features, load_model
+    from agents.players.neural_bidding import encode_features, load_model
 
     torch.set_num_threads(threads)
     m = load_model(model)

@@ -45,8 +45,8 @@ def run(cfg: Config, root: str | None = None) -> Path:
     import pandas as pd
 
     from agents import make_agent
-    from agents.play import play
-    from agents.rule_based import RuleBasedAgent
+    from agents.arena.play import play
+    from agents.players.rule_based import RuleBasedAgent
     from skatsim.actions import PICKUP
     from skatsim.bits import derive_seed
 

@@ -4,10 +4,10 @@ duplicate tournaments on the same boards, compared board by board.
     .venv/bin/python experiments/compare_margins.py --config experiments/configs/pimc_inference.json
 
 ``variant`` and ``baseline`` are each a pair of agent specs (the player, then the
-opponent) and a tournament run directory (``agents.tournament``: resumable, so an
+opponent) and a tournament run directory (``agents.arena.tournament``: resumable, so an
 interrupted study continues where it stopped; an existing finished directory is reused).
 Both play ``n_deals`` boards of ``seed``: board ``i`` is the same deal in both, so the
-difference of the two margins is paired by board (:func:`agents.tournament.margin_difference`),
+difference of the two margins is paired by board (:func:`agents.arena.tournament.margin_difference`),
 which removes the luck of the cards from the comparison. Writes
 ``runs/<study>__<seed>__<time>/`` with ``results.parquet`` (one row: both margins and
 their difference, each with a 95% half-width) and ``summary.md``.
@@ -57,7 +57,7 @@ def _tournament(side: dict, cfg: Config):
 def run(cfg: Config, root: str | None = None) -> Path:
     import pandas as pd
 
-    from agents.tournament import margin_difference
+    from agents.arena.tournament import margin_difference
 
     run_dir = make_run_dir(cfg.study, cfg.seed, root)
     write_config(run_dir, cfg)

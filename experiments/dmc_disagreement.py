@@ -32,7 +32,7 @@ def disagreement(games: int, seed: int, model: str | None = None) -> np.ndarray:
     the seat's final Seeger-Fabian score, the spread (standard deviation) of Q over the legal
     cards in SF) for every card decision with a choice."""
     from agents import make_agent
-    from agents.dmc import _PLAY_INDEX, load_model, phase_of_rows, role_of_rows
+    from agents.players.dmc import _PLAY_INDEX, load_model, phase_of_rows, role_of_rows
     from skatsim import SkatState
 
     m = load_model(model)

@@ -4,7 +4,7 @@
 
 Players (rows) and opponents (columns) are agent specs; each cell is a duplicate match of
 the two (every deal under the 6 seat arrangements of two agents, the same boards for every
-cell of a column: ``derive_seed(seed, i)``), played through :func:`agents.vecplay.play_boards`.
+cell of a column: ``derive_seed(seed, i)``), played through :func:`agents.arena.vecplay.play_boards`.
 A cell is the row player's margin over the column opponent in Seeger-Fabian points per game
 with its 95% half-width (over boards). Cells with a slow agent (PIMC, in the player or the
 opponent) get ``--slow-deals`` boards (the first ones of the same stream), the others

@@ -36,7 +36,7 @@ ROLES = ("declarer", "defender after the declarer", "defender before the declare
 def labelled_positions(games: int, seed: int, node_limit: int = 300_000) -> dict[str, np.ndarray]:
     """Card decisions with a choice in ``games`` rule-based self-play games: raw observations,
     legal masks, solver labels (mover's SF per legal card), the rule-based card and the role."""
-    from agents.dmc import role_of_rows, rule_based_actions
+    from agents.players.dmc import role_of_rows, rule_based_actions
     from skatsim.layout import F_PHASE, PH_PLAY
     from skatsim.solver import Solver
     from skatsim.vec import VecEnv
@@ -68,8 +68,8 @@ def labelled_positions(games: int, seed: int, node_limit: int = 300_000) -> dict
 
 def choices(q: np.ndarray, mask: np.ndarray, rb: np.ndarray, trust: float | None) -> np.ndarray:
     """The greedy legal card of ``q`` per row; with ``trust`` (SF) the rule-based card unless
-    the model's beats it by more than ``trust`` (as :class:`agents.dmc.DMCAgent`)."""
-    from agents.dmc import greedy
+    the model's beats it by more than ``trust`` (as :class:`agents.players.dmc.DMCAgent`)."""
+    from agents.players.dmc import greedy
 
     a = greedy(q, mask)
     if trust is None:
@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--models", nargs="*", default=[], help="DMC checkpoints (stems) to judge")
     ap.add_argument("--trust", type=float, nargs="*", default=[], help="trust thresholds (SF) of hybrids to judge")
     a = ap.parse_args(argv)
-    from agents.dmc import load_model
+    from agents.players.dmc import load_model
 
     t = time.perf_counter()
     data = labelled_positions(a.games, a.seed)

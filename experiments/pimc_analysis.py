@@ -35,8 +35,8 @@ class Config:
 def _play_start(deal_seed: int, rules):
     """The first lead of the deal with rule-based bidding, skat and declaration (the
     auction both agents of the tournament share)."""
-    from agents.play import Table
-    from agents.rule_based import RuleBasedAgent
+    from agents.arena.play import Table
+    from agents.players.rule_based import RuleBasedAgent
     from skatsim import SkatState
 
     t = Table([RuleBasedAgent(), RuleBasedAgent(), RuleBasedAgent()], SkatState.new_game(seed=deal_seed, rules=rules),
@@ -49,7 +49,7 @@ def _play_start(deal_seed: int, rules):
 def run(cfg: Config, root: str | None = None) -> Path:
     import numpy as np
 
-    from agents.tournament import load_tournament
+    from agents.arena.tournament import load_tournament
     from skatsim import SkatRules
     from skatsim.solver import Solver, target_for
 

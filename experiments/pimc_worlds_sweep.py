@@ -49,8 +49,8 @@ def run(cfg: Config, root: str | None = None) -> Path:
     import pandas as pd
 
     from agents import load_tournament, run_tournament
-    from agents.base import AgentSpec
-    from agents.tournament import TournamentResult
+    from agents.arena.base import AgentSpec
+    from agents.arena.tournament import TournamentResult
 
     run_dir = make_run_dir(cfg.study, cfg.seed, root)
     write_config(run_dir, cfg)
@@ -92,7 +92,7 @@ def run(cfg: Config, root: str | None = None) -> Path:
                      "wall_seconds": dt})
         print(rows[-1])
         pd.DataFrame(rows).to_parquet(run_dir / "results.parquet")  # after every setting: partial results survive
-    from agents.tournament import margin_difference
+    from agents.arena.tournament import margin_difference
 
     ref = cfg.reference or max(cfg.worlds)
     opp = AgentSpec.parse(cfg.opponent).to_text()

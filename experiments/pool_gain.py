@@ -1,7 +1,7 @@
 """Does a player's gain over a baseline hold against every opponent of a pool? From the
 cells of :mod:`experiments.dmc_pool` runs of one seed (the same boards in every cell of a
 column), per opponent: the player's margin, the baseline's margin, and their difference
-paired by board (:func:`agents.tournament.margin_difference`), each with a 95% half-width.
+paired by board (:func:`agents.arena.tournament.margin_difference`), each with a 95% half-width.
 
     .venv/bin/python experiments/pool_gain.py runs/dmc_pool__20260__... --players neural_bidder \\
         --baseline rule_based
@@ -50,8 +50,8 @@ def gains(cells: dict[tuple[str, str], Any], players: Sequence[str], baseline: s
           opponents: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """One row per (player, opponent) with a cell of the player (``opponents``: only these,
     in this order): margins and the paired gain."""
-    from agents.tournament import board_margins, margin_difference
-    from agents.tournament.stats import mean_ci
+    from agents.arena.tournament import board_margins, margin_difference
+    from agents.arena.tournament.stats import mean_ci
 
     rows = []
     for p in players:

@@ -3,7 +3,7 @@
     .venv/bin/python experiments/tournament.py --config experiments/configs/rule_based_vs_random.json
 
 Writes ``runs/<study>__<seed>__<time>/`` with ``manifest.json``, ``results.parquet`` (one row
-per game, the columns of ``agents.tournament``), ``summary.parquet`` and ``summary.md``
+per game, the columns of ``agents.arena.tournament``), ``summary.parquet`` and ``summary.md``
 (the printed summary: per-agent Seeger-Fabian points per game with 95% confidence
 intervals on the paired boards, and the head-to-head difference).
 """

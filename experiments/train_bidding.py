@@ -1,11 +1,11 @@
-"""Train the bidding network (:mod:`agents.neural_bidding`) on simulated labels.
+"""Train the bidding network (:mod:`agents.players.neural_bidding`) on simulated labels.
 
     .venv/bin/python experiments/train_bidding.py --config experiments/configs/train_bidding.json
 
 The config (JSON) has four parts:
 
-- ``data``: ``dirs`` (label directories of :mod:`agents.bidding_data`); ``generate``
-  (optional :class:`agents.bidding_data.LabelConfig` fields: the first directory is
+- ``data``: ``dirs`` (label directories of :mod:`agents.learn.bidding_data`); ``generate``
+  (optional :class:`agents.learn.bidding_data.LabelConfig` fields: the first directory is
   generated, or resumed, with ``workers`` processes before training).
 - ``model``: ``hidden`` sizes, ``dropout``.
 - ``train``: ``val_fraction`` (split by deal), ``batch_size``, ``lr``, ``weight_decay``,
@@ -65,7 +65,7 @@ def load_config(path: str | None, overrides: Sequence[str] = ()) -> dict[str, An
     """The defaults, the JSON file ``path`` and ``key.sub=value`` overrides (JSON values), checked."""
     cfg = nested_config(DEFAULTS, path, overrides)
     if cfg["data"].get("generate"):
-        from agents.bidding_data import LabelConfig
+        from agents.learn.bidding_data import LabelConfig
 
         LabelConfig.from_dict(cfg["data"]["generate"])  # refuses unknown or bad label settings now
     return cfg
@@ -73,8 +73,8 @@ def load_config(path: str | None, overrides: Sequence[str] = ()) -> dict[str, An
 
 def arrays(df: Any) -> tuple[np.ndarray, ...]:
     """Features, win targets, score targets (/100), per-contract weights, deal ids."""
-    from agents.neural_bidding import encode_features
-    from agents.bidding_data import CONTRACTS
+    from agents.players.neural_bidding import encode_features
+    from agents.learn.bidding_data import CONTRACTS
 
     ctx = None
     if "bid_level" in df and (df["bid_level"] > 0).any():  # auction-conditioned rows: the bid slot says at what bid
@@ -90,7 +90,7 @@ def arrays(df: Any) -> tuple[np.ndarray, ...]:
 
 def _read(dirs: Sequence[str]) -> Any:
     """The label columns training needs (the per-world lists are left on disk)."""
-    from agents.bidding_data import CONTRACTS, read_labels
+    from agents.learn.bidding_data import CONTRACTS, read_labels
 
     cols = ["source", "deal_index", "seat", "hand", "n_worlds", "bid_level"]
     cols += [f"{k}_{c}" for c in CONTRACTS for k in ("p", "e_list", "n")]
@@ -163,8 +163,8 @@ def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = No
     finished epoch)."""
     import torch
 
-    from agents.neural_bidding import BiddingNet, CONTEXT, save_checkpoint
-    from agents.bidding_data import CONTRACTS, LabelConfig, data_hash, generate
+    from agents.players.neural_bidding import BiddingNet, CONTEXT, save_checkpoint
+    from agents.learn.bidding_data import CONTRACTS, LabelConfig, data_hash, generate
 
     t_start = time.perf_counter()
     seed = int(cfg["seed"])

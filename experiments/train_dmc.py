@@ -1,4 +1,4 @@
-"""Train the DMC player (:mod:`agents.dmc`) by Deep Monte-Carlo self-play on the vectorised environment.
+"""Train the DMC player (:mod:`agents.players.dmc`) by Deep Monte-Carlo self-play on the vectorised environment.
 
     .venv/bin/python experiments/train_dmc.py --config experiments/configs/train_dmc_small.json
 
@@ -6,12 +6,12 @@ Deep Monte-Carlo (DouZero, SkatZero): epsilon-greedy actors play games on a
 :class:`skatsim.vec.VecEnv`; every decision of the learned phases becomes a row
 ``(observation, action, return)`` where the return is the seat's final Seeger-Fabian
 result (Skat pays only at the end, so the Monte-Carlo return of every decision of a seat is
-the game's score for that seat); the Q network (:func:`agents.dmc.DMCNet`, one forward
+the game's score for that seat); the Q network (:func:`agents.players.dmc.DMCNet`, one forward
 pass scores all 130 actions) regresses ``Q(obs, action)`` onto it (mean squared error).
 
 ``learn``: ``"play"`` (milestone 1: the learner plays the cards; bidding, skat, discard and
 declaration are the rule-based player's, computed for all games at once by
-:func:`agents.dmc.rule_based_actions`) or ``"all"`` (every phase learned).
+:func:`agents.players.dmc.rule_based_actions`) or ``"all"`` (every phase learned).
 
 The config (JSON, every key checked before any work; ``--set key.sub=value`` overrides):
 
@@ -31,7 +31,7 @@ The config (JSON, every key checked before any work; ``--set key.sub=value`` ove
 A run writes ``<runs_dir>/<study>__<seed>__<time>/`` (under the current folder):
 ``manifest.json``, ``checkpoint.pt`` (network, optimiser, counters; every
 ``checkpoint_seconds`` and at every evaluation), ``model.pt`` + ``model.json`` (the latest
-network as a :mod:`agents.dmc` checkpoint), ``log.parquet`` (one row per round: frames,
+network as a :mod:`agents.players.dmc` checkpoint), ``log.parquet`` (one row per round: frames,
 games, seconds, frames/s, loss, and the evaluations), ``curve.png``. ``--resume RUN`` goes
 on from the checkpoint; ``--ship NAME`` copies the final model to ``agents/models/NAME``
 (refused if it exists, unless ``--force``).
@@ -106,7 +106,7 @@ def check_config(cfg: dict[str, Any]) -> dict[str, Any]:
     if not 1 <= len(h) <= 3 or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in h):
         raise ConfigError(f"model.hidden must be 1 to 3 positive ints, got {h!r}")
     if cfg["model"]["init"] is not None:
-        from agents.dmc import load_net
+        from agents.players.dmc import load_net
 
         try:
             _, meta = load_net(cfg["model"]["init"])
@@ -185,7 +185,7 @@ class Actor:
         if remote:  # a Ray actor: one core (the learner's process keeps its own thread setting)
             torch.set_num_threads(int(cfg["actors"]["threads"]))
 
-        from agents.dmc import DMCNet
+        from agents.players.dmc import DMCNet
         from skatsim.bits import derive_seed
         from skatsim.vec import TrajectoryBuffer, VecEnv
 
@@ -229,7 +229,7 @@ class Actor:
         """``steps`` environment steps; the finished games' rows of the learned phases:
         ``obs`` (canonical), ``action``, ``mask``, ``ret`` (SF points), ``role``, plus
         ``games`` finished and the mean learner return."""
-        from agents.dmc import PHASES, canonical, greedy, phase_of_rows, role_of_rows, rule_based_actions
+        from agents.players.dmc import PHASES, canonical, greedy, phase_of_rows, role_of_rows, rule_based_actions
         from skatsim.vec import sample_masks
 
         torch = self._torch
@@ -285,7 +285,7 @@ class Actor:
         """Card-play rows labelled by the open-hand solver on the true deal: ``target`` holds,
         for every legal card, the mover's Seeger-Fabian score if everybody plays open-handed
         from there (:func:`solver_labels`); ``ret`` is the best of them (the position's value)."""
-        from agents.dmc import canonical, role_of_rows
+        from agents.players.dmc import canonical, role_of_rows
 
         if cap:
             obs = np.concatenate([c[0] for c in cap])
@@ -373,8 +373,8 @@ def dd_agreement(q: np.ndarray, target: np.ndarray, mask: np.ndarray) -> dict[st
 
 
 def _play_deals(agent: Any, opponent: Any, deals: Sequence[int], seed: int, slots: int) -> Any:
-    from agents.tournament import arrangements
-    from agents.vecplay import play_boards
+    from agents.arena.tournament import arrangements
+    from agents.arena.vecplay import play_boards
     from skatsim.bits import derive_seed
 
     specs = (agent, opponent)
@@ -396,7 +396,7 @@ def duplicate(agent: Any, opponent: Any, n_deals: int, seed: int, *, slots: int 
               workers: int = 1) -> dict[str, float]:
     """Duplicate margin of ``agent`` over ``opponent`` (Seeger-Fabian points per game, 95%
     half-width over boards), both in every seat arrangement of ``n_deals`` deals (deal ``i``:
-    ``derive_seed(seed, i)``, as in a tournament), through :func:`agents.vecplay.play_boards`
+    ``derive_seed(seed, i)``, as in a tournament), through :func:`agents.arena.vecplay.play_boards`
     (``workers`` processes, each a share of the deals); plus the agent's SF per game as
     declarer and as defender and its declarer rate."""
     import pandas as pd
@@ -415,7 +415,7 @@ def duplicate(agent: Any, opponent: Any, n_deals: int, seed: int, *, slots: int 
 
 def summarize(df: Any) -> dict[str, float]:
     """The figures of :func:`duplicate` from its games (``_play_deals`` tables, concatenated)."""
-    from agents.tournament import head_to_head
+    from agents.arena.tournament import head_to_head
 
     h = head_to_head(df, ["A", "B"]).iloc[0]
     out = {"margin": float(h["sf_diff_per_game"]), "margin_ci": float(h["sf_diff_per_game_ci"]),
@@ -440,7 +440,7 @@ def role_margins(df: Any) -> dict[str, float]:
     over the defending seats (``defender_margin``), with 95% half-widths over deals; only
     deals whose declarer is the same seat in all six arrangements (all of them when A and B
     bid alike), counted in ``same_contract_share``."""
-    from agents.tournament.stats import mean_ci
+    from agents.arena.tournament.stats import mean_ci
 
     rows = []
     for s in range(3):
@@ -482,7 +482,7 @@ def _model_meta(cfg: dict[str, Any], frames: int, games: int, seconds: float) ->
 
 
 def _phases(cfg: dict[str, Any]) -> tuple[str, ...]:
-    from agents.dmc import PHASES
+    from agents.players.dmc import PHASES
 
     # Kontra/Re: the training rules (ISkO) have none, so the model never learns it; a delegate decides
     return tuple(p for p in PHASES if p != "kontra") if cfg["learn"] == "all" else ("play",)
@@ -539,7 +539,7 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
     import pandas as pd
     import torch
 
-    from agents.dmc import DMCNet, load_net, save_checkpoint
+    from agents.players.dmc import DMCNet, load_net, save_checkpoint
     from skatsim.runs import atomic_path, write_manifest
 
     seed = int(cfg["seed"])

@@ -101,8 +101,8 @@ opponents let the seat win at the row's bid level): a reliability table and plot
     ("code", """import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from agents.neural_bidding import bid_context, encode_features, load_model
-from agents.bidding_data import CONTRACTS, LabelConfig, label_deal
+from agents.players.neural_bidding import bid_context, encode_features, load_model
+from agents.learn.bidding_data import CONTRACTS, LabelConfig, label_deal
 model = load_model()
 print(model.meta.get("layout_version"), model.meta.get("context"), model.meta.get("data_hash"))"""),
     ("code", """cfg = LabelConfig(n_deals=300, seed=12345, worlds=16, labeler="rule_based", condition="auction")

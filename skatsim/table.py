@@ -1,7 +1,7 @@
 """One result schema: the columns of a game row, wherever the game was played.
 
 A row of :func:`skatsim.simulate`, :meth:`skatsim.scoring.GameResult.to_row` and a
-tournament row (``agents.tournament``) use the same column names with the same meaning.
+tournament row (``agents.arena.tournament``) use the same column names with the same meaning.
 Seats are 0 forehand, 1 middlehand, 2 rearhand.
 
 ===============  =====================================================================

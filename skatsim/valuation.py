@@ -126,7 +126,7 @@ def expected_sf(p: float, value: int, charged: int, loss_penalty: float = 0.0) -
 
     ``loss_penalty``: what a lost game costs per defender on top of the declarer's own
     loss, in relative points (0: the declarer's own score; duplicate play:
-    ``agents.base.DUPLICATE_LOSS_PENALTY``).
+    ``agents.arena.base.DUPLICATE_LOSS_PENALTY``).
     """
     lost = -(2.0 * charged + SF_WON + 2.0 * loss_penalty)
     if charged > value:

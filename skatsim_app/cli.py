@@ -77,7 +77,7 @@ def _errors() -> tuple[type[BaseException], ...]:
 
     errs.append(RayUnavailableError)
     try:
-        from agents.neural_bidding import CheckpointError
+        from agents.players.neural_bidding import CheckpointError
 
         errs.append(CheckpointError)
     except ImportError:  # pragma: no cover - torch missing

@@ -68,7 +68,7 @@ def _yes(answer: str) -> bool:
 
 def _cmd_play_human(args: argparse.Namespace) -> int:
     from agents import Table
-    from agents.human import HumanAgent, HumanQuit, explain_result, solver_verdict
+    from agents.players.human import HumanAgent, HumanQuit, explain_result, solver_verdict
 
     seat = args.seat
     opp = iter(args.opponents)
@@ -152,7 +152,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo_tournament(args: argparse.Namespace) -> int:
-    from agents.tournament import run_tournament
+    from agents.arena.tournament import run_tournament
 
     workers = args.workers or default_workers()
     deals = 300 if args.deals is None else args.deals

@@ -48,7 +48,7 @@ def _write_table(df: Any, folder: str, name: str, fmt: str | None) -> str | None
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from agents.tournament import resume_tournament, run_tournament
+    from agents.arena.tournament import resume_tournament, run_tournament
 
     _common_run_checks(args)
     workers = args.workers or default_workers()
@@ -126,7 +126,7 @@ def add_tournament(sub: Any) -> None:
 
 
 def _cmd_league(args: argparse.Namespace) -> int:
-    from agents.tournament import run_league
+    from agents.arena.tournament import run_league
 
     _common_run_checks(args)
     if args.resume:
@@ -272,11 +272,11 @@ def read_results(path: str) -> tuple[str, Any]:
             raise UsageError(f"{path!r} is not a skatsim run directory (it has no {MANIFEST})")
         kind = read_manifest(path).get("kind")
         if kind == "tournament":
-            from agents.tournament import load_tournament
+            from agents.arena.tournament import load_tournament
 
             return kind, load_tournament(path, partial=True)
         if kind == "league":
-            from agents.tournament import load_league
+            from agents.arena.tournament import load_league
 
             return kind, load_league(path, partial=True)
         if kind in ("simulation", "bidding_labels"):
@@ -300,7 +300,7 @@ def read_results(path: str) -> tuple[str, Any]:
     else:
         raise UsageError(f"{path!r}: give a run directory, or a results table (.parquet or .csv)")
     if "arrangement" in df.columns and "agent_0" in df.columns:
-        from agents.tournament import TournamentResult
+        from agents.arena.tournament import TournamentResult
 
         return "tournament", TournamentResult.from_table(df)
     if "deal_seed" in df.columns and "sf_0" in df.columns:
@@ -319,7 +319,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
         print(res.progress_line())
         print(res)
         if args.plot:
-            from agents.tournament import plot_tournament
+            from agents.arena.tournament import plot_tournament
 
             plot_tournament(res, args.plot)
             print(f"charts written to {args.plot}")
@@ -350,7 +350,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _show_pooled(paths: list[str]) -> int:
-    from agents.tournament import pooled_head_to_head
+    from agents.arena.tournament import pooled_head_to_head
 
     results = []
     for p in paths:

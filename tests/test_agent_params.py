@@ -7,7 +7,7 @@ import re
 import pytest
 
 from agents import AgentSpec
-from agents.rule_based import PARAM_CHECKS, RuleBasedAgent
+from agents.players.rule_based import PARAM_CHECKS, RuleBasedAgent
 from skatsim.kernels.heuristic import PARAM_NAMES
 
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from agents import (AgentError, AgentSpec, IllegalActionError, RandomAgent, Table, list_agents, make_agent,
                     play, play_game, register)
-from agents.base import _REGISTRY
-from agents.play import HIDDEN
-from agents.testing import agent_api_test
+from agents.arena.base import _REGISTRY
+from agents.arena.play import HIDDEN
+from agents.arena.testing import agent_api_test
 from skatsim import SkatRules, SkatState, deal
 from skatsim.bits import derive_seed, seat_stream
 from skatsim.state import random_game as play_random_game

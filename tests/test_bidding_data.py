@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from skatsim.runs import RunDir
-from agents.bidding_data import (CONTRACTS, LabelConfig, _rb_playouts, _RB_PARAMS, contract_value, discard_for,
+from agents.learn.bidding_data import (CONTRACTS, LabelConfig, _rb_playouts, _RB_PARAMS, contract_value, discard_for,
                                   expected_at_bid, generate, label_deal, read_labels, sample_worlds_for_hand)
 from skatsim.bits import popcount
 from skatsim.cards import CardSet
@@ -134,7 +134,7 @@ def test_auction_worlds_let_the_seat_win_at_the_level():
     """Every kept world: the rule-based limits of the other seats let ``seat`` win at the
     bid (an earlier seat holds at equal values, a later one must go above); the worlds
     partition the unseen cards like uniform ones, and conditioning weakens the opponents."""
-    from agents.bidding_data import auction_worlds
+    from agents.learn.bidding_data import auction_worlds
     from skatsim.kernels.heuristic import bid_limit
 
     hand = CardSet("CJ HJ CA CT C9 SA ST H8 D7 D8").mask
@@ -156,7 +156,7 @@ def test_auction_worlds_let_the_seat_win_at_the_level():
 
 
 def test_auction_condition_rows_carry_their_level():
-    from agents.bidding_data import BID_LEVELS
+    from agents.learn.bidding_data import BID_LEVELS
 
     cfg = LabelConfig(n_deals=4, seed=2, worlds=4, labeler="rule_based", condition="auction")
     rows = [r for i in range(4) for r in label_deal(i, cfg)]
@@ -171,7 +171,7 @@ def test_the_auction_condition_agrees_with_the_state_machine():
     against real auctions: rule-based opponents, and a seat that bids or holds up to ``b``."""
     from agents import RuleBasedAgent
     from skatsim.actions import BID_BASE, HOLD, PASS
-    from agents.bidding_data import _wins_auction
+    from agents.learn.bidding_data import _wins_auction
     from skatsim.contracts import BID_VALUES
     from skatsim.kernels.heuristic import bid_limit
 
@@ -211,7 +211,7 @@ def _rows_digest(cfg: LabelConfig, deals: int) -> str:
 def test_default_opponents_keep_the_rows_and_hashes():
     """Without ``opponents`` the rows and config hashes are those of the code before the
     field (digests pinned from it): the shipped bidding_v2 config keeps its hash."""
-    from agents.bidding_data import config_hash
+    from agents.learn.bidding_data import config_hash
 
     cfg = LabelConfig(n_deals=3, seed=3, worlds=4, labeler="rule_based", condition="auction")
     assert cfg.opponents == () and "opponents" not in cfg.to_dict()
@@ -226,7 +226,7 @@ def test_pool_worlds_let_the_seat_win_against_the_drawn_bidders():
     """Every kept world satisfies the auction rule for the two bidders drawn for it (rows of
     :func:`opponent_params`); both members are drawn; a cautious bidder lets the seat win
     more often than an aggressive one, so it is kept more often."""
-    from agents.bidding_data import _auction_worlds, opponent_params
+    from agents.learn.bidding_data import _auction_worlds, opponent_params
     from skatsim.kernels.heuristic import bid_limit, params_array
 
     pool = opponent_params([0.45, 0.75])
@@ -248,7 +248,7 @@ def test_pool_worlds_let_the_seat_win_against_the_drawn_bidders():
 
 
 def test_pool_rows_are_reproducible_and_differ_from_the_default():
-    from agents.bidding_data import config_hash
+    from agents.learn.bidding_data import config_hash
 
     cfg = LabelConfig(n_deals=3, seed=3, worlds=4, labeler="rule_based", condition="auction",
                       opponents=(0.45, 0.6, 0.75))
@@ -265,7 +265,7 @@ def test_pool_rows_are_reproducible_and_differ_from_the_default():
 def test_pool_generate_and_cli(tmp_path):
     """Shards and workers do not change pool rows; ``--opponents`` reaches the manifest; the
     shipped pool training config is a valid label config."""
-    from agents.bidding_data import main
+    from agents.learn.bidding_data import main
     from pathlib import Path
 
     cfg = LabelConfig(n_deals=4, seed=5, worlds=3, labeler="rule_based", condition="auction",
@@ -288,6 +288,6 @@ def test_bad_opponents():
         with pytest.raises(ValueError, match="opponents"):
             LabelConfig(labeler="rule_based", condition="auction", opponents=bad)  # type: ignore[arg-type]
     with pytest.raises(SystemExit):
-        from agents.bidding_data import main
+        from agents.learn.bidding_data import main
 
         main(["--out", "unused", "--opponents", "0.4,abc"])

@@ -141,7 +141,7 @@ def test_help_has_no_rst_markup_and_every_option_is_documented() -> None:
 def test_tournament_and_agents_commands(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # noqa: ANN001
     import pandas as pd
 
-    from agents.tournament import TournamentResult
+    from agents.arena.tournament import TournamentResult
 
     run = tmp_path / "run"
     assert main(["tournament", "rule_based", "random", "--deals", "30", "--seed", "1", "--no-progress",

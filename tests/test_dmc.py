@@ -1,4 +1,4 @@
-"""The DMC player (agents/dmc.py) and its trainer (experiments/train_dmc.py)."""
+"""The DMC player (agents/players/dmc.py) and its trainer (experiments/train_dmc.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents import make_agent  # noqa: E402
-from agents.dmc import (DMCModel, DMCNet, CheckpointError, PERM, canonical, load_model, load_net,  # noqa: E402
+from agents.players.dmc import (DMCModel, DMCNet, CheckpointError, PERM, canonical, load_model, load_net,  # noqa: E402
                         role_of_rows, rule_based_actions, save_checkpoint)
 from skatsim import SkatState  # noqa: E402
 from skatsim.kernels.observe import OBS_LAYOUT  # noqa: E402
@@ -117,7 +117,7 @@ def test_checkpoint_round_trip(tmp_path):
 
 
 def test_act_batch_decides_what_act_decides(tmp_path):
-    from agents.dmc import DMCAgent
+    from agents.players.dmc import DMCAgent
 
     model = load_model(_tiny_model(tmp_path, phases=("bidding", "skat", "discard", "declare", "play")))
     a = DMCAgent(model=model, early="model")
@@ -145,7 +145,7 @@ def test_act_batch_decides_what_act_decides(tmp_path):
 
 
 def test_card_play_model_delegates_the_early_decisions(tmp_path):
-    from agents.dmc import DMCAgent
+    from agents.players.dmc import DMCAgent
 
     a = DMCAgent(model=str(_tiny_model(tmp_path)))
     s = SkatState.new_game(seed=2)
@@ -167,7 +167,7 @@ def test_registry_checks_parameters():
 
 
 def test_shared_agent_test():
-    from agents.testing import agent_api_test
+    from agents.arena.testing import agent_api_test
 
     r = agent_api_test("dmc", n_deals=4, hidden_deals=1)
     assert "play" in r["phases"]
@@ -175,7 +175,7 @@ def test_shared_agent_test():
 
 @pytest.mark.parametrize("name", ["dmc_v1", "dmc_v3", "dmc_all_v1"])
 def test_every_shipped_model_passes_the_shared_agent_test(name):
-    from agents.testing import agent_api_test
+    from agents.arena.testing import agent_api_test
 
     root = Path(__file__).resolve().parents[1]
     r = agent_api_test(lambda: make_agent("dmc", model=str(root / "agents" / "models" / name)), n_deals=2,
@@ -185,15 +185,15 @@ def test_every_shipped_model_passes_the_shared_agent_test(name):
 
 @pytest.mark.slow
 def test_hybrid_shared_agent_test():
-    from agents.testing import agent_api_test
+    from agents.arena.testing import agent_api_test
 
     r = agent_api_test(lambda: make_agent("dmc", declarer_play="rule_based"), n_deals=4, hidden_deals=1)
     assert "play" in r["phases"]
 
 
 def test_play_boards_matches_the_table():
-    from agents.play import play
-    from agents.vecplay import play_boards
+    from agents.arena.play import play
+    from agents.arena.vecplay import play_boards
 
     boards = [(100 + i, i, ("dmc", "rule_based", "dmc")) for i in range(6)]
     df = play_boards(boards)
@@ -204,7 +204,7 @@ def test_play_boards_matches_the_table():
 
 
 def test_tiny_training_makes_a_checkpoint_that_plays(tmp_path, monkeypatch, capsys):
-    from agents.play import play_game
+    from agents.arena.play import play_game
     from experiments import train_dmc
 
     monkeypatch.chdir(tmp_path)
@@ -423,7 +423,7 @@ def test_bad_settings_are_refused_before_work(override, message, capsys):
 
 
 def test_full_trust_plays_like_the_rule_based_player():
-    from agents.play import play
+    from agents.arena.play import play
 
     for seed in (4, 9, 12):
         a = play([make_agent("dmc", trust=999.0), "rule_based", make_agent("dmc", trust=999.0)], seed=seed)
@@ -433,8 +433,8 @@ def test_full_trust_plays_like_the_rule_based_player():
 
 @pytest.mark.slow
 def test_every_phase_model_passes_the_shared_agent_test():
-    from agents.dmc import default_model_path
-    from agents.testing import agent_api_test
+    from agents.players.dmc import default_model_path
+    from agents.arena.testing import agent_api_test
 
     path = default_model_path().with_name("dmc_all_v1")
     r = agent_api_test(lambda: make_agent("dmc", model=str(path), early="model"), n_deals=3, hidden_deals=1)

@@ -11,10 +11,10 @@ pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from pettingzoo.test import api_test  # noqa: E402
 
-from agents.envs import AGENT_NAMES  # noqa: E402
-from agents.envs.gymnasium import SkatGymEnv  # noqa: E402
-from agents.envs.pettingzoo import SkatAECEnv  # noqa: E402
-from agents.play import play  # noqa: E402
+from agents.learn.envs import AGENT_NAMES  # noqa: E402
+from agents.learn.envs.gymnasium import SkatGymEnv  # noqa: E402
+from agents.learn.envs.pettingzoo import SkatAECEnv  # noqa: E402
+from agents.arena.play import play  # noqa: E402
 from skatsim import SkatRules, SkatState  # noqa: E402
 from skatsim.bits import derive_seed  # noqa: E402
 from skatsim.vec import IllegalActionError  # noqa: E402

@@ -1,4 +1,4 @@
-"""The rule-based player (skatsim.kernels.heuristic, agents.rule_based): legal, deterministic,
+"""The rule-based player (skatsim.kernels.heuristic, agents.players.rule_based): legal, deterministic,
 information-safe, the same in the batch engine and through the agent protocol, and it plays
 like a Skat player in hand-picked situations."""
 
@@ -22,7 +22,7 @@ from skatsim.rules import CLUBS, GRAND, NULL, RAMSCH
 from skatsim.scoring import matadors_of
 from skatsim.state import SkatState
 
-from agents.rule_based import RuleBasedAgent
+from agents.players.rule_based import RuleBasedAgent
 
 RULES = (SkatRules(), SkatRules(ramsch=True, kontra=True))
 P = params_array()
@@ -148,7 +148,7 @@ def test_agent_params():
 
 
 def test_shared_agent_test():
-    from agents.testing import agent_api_test
+    from agents.arena.testing import agent_api_test
 
     report = agent_api_test(RuleBasedAgent, n_deals=4, hidden_deals=1)
     assert report["games"] == 8

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agents import play_game
-from agents.human import HumanAgent, HumanQuit, explain_result, hand_text, solver_verdict, sort_cards
+from agents.players.human import HumanAgent, HumanQuit, explain_result, hand_text, solver_verdict, sort_cards
 from skatsim import SkatState
 from skatsim.cards import card_name, parse_card
 from skatsim_app.cli import main

@@ -1,7 +1,9 @@
 """The layers the folders show: ``skatsim`` (the game and its engine) imports nothing from
-``agents`` or ``skatsim_app``, ``agents`` nothing from ``skatsim_app``; the layouts module is
-free of numba; and the core's module-level imports form no circle. Read from the source
-(every ``import``, also those inside functions), so a lazy import cannot hide a wrong arrow."""
+``agents`` or ``skatsim_app``, ``agents`` nothing from ``skatsim_app``; inside ``agents`` the
+rooms by role (the arena knows no player, only learning and the players' networks reach into
+``learn``); the layouts module is free of numba; and the core's module-level imports form no
+circle. Read from the source (every ``import``, also those inside functions), so a lazy import
+cannot hide a wrong arrow."""
 
 from __future__ import annotations
 
@@ -47,6 +49,87 @@ def test_no_import_points_up_a_layer(package: str, above: tuple[str, ...]) -> No
     wrong = [f"{p.relative_to(ROOT)} imports {m}" for p in _files(package) for m in sorted(_imports(p))
              if m.split(".")[0] in above]
     assert not wrong, wrong
+
+
+def _room(module: str) -> str:
+    """``agents.arena.play`` -> ``arena``; the package face ``agents`` -> ``face``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "face"
+
+
+#: Inside ``agents``: the rooms a room may import from (besides itself and the core). The arena
+#: reaches players only through the registry's ``"module:Class"`` strings, imported on first
+#: use; learning builds on both; the players share the networks' code in ``learn.nets``.
+ROOM_IMPORTS = {"face": {"arena", "players"}, "arena": set(), "players": {"arena", "learn.nets"},
+                "learn": {"arena", "players"}}
+
+
+def test_the_agents_rooms_import_by_role() -> None:
+    wrong = []
+    for p in _files("agents"):
+        mod = _module(p)
+        room = _room(mod)
+        for m in sorted(_imports(p)):
+            if m.split(".")[0] != "agents" or m == mod:
+                continue
+            target = _room(m)
+            if target == room or target in ROOM_IMPORTS[room] or (
+                    target == "learn" and "learn.nets" in ROOM_IMPORTS[room] and m.startswith("agents.learn.nets")):
+                continue
+            if target == "face" or (m.count(".") == 1 and not (ROOT / "agents" / m.split(".")[1]).exists()):
+                wrong.append(f"{p.relative_to(ROOT)} imports the package face ({m}): import from the room")
+            else:
+                wrong.append(f"{p.relative_to(ROOT)} ({room}) imports {m} ({target})")
+    assert not wrong, wrong
+
+
+def test_the_registry_names_players_by_their_room() -> None:
+    """Every registered ``"module:Class"`` string points into a room (not the old flat layout)."""
+    from agents import MOVED, agent_info, list_agents
+
+    paths = [agent_info(n).factory for n in list_agents()]
+    old = [f for f in paths if isinstance(f, str) and f.partition(":")[0] in MOVED]
+    assert not old, old
+
+
+def test_the_old_module_names_import_the_moved_modules() -> None:
+    """Each module of the flat layout before the rooms imports as the same module object as
+    its new place, with a DeprecationWarning that names the new place."""
+    import importlib
+    import warnings
+
+    from agents import MOVED
+
+    for old, new in MOVED.items():
+        sys.modules.pop(old, None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module = importlib.import_module(old)
+        assert module is importlib.import_module(new), old
+        assert sys.modules[old] is module
+        assert module.__name__ == new and module.__spec__.name == new
+        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught), old
+    sys.modules.pop("agents.tournament.stats", None)
+    with pytest.warns(DeprecationWarning, match="agents.arena.tournament.stats"):  # a submodule follows its package
+        stats = importlib.import_module("agents.tournament.stats")
+    assert stats is importlib.import_module("agents.arena.tournament.stats")
+    import agents
+
+    assert callable(agents.play) and not isinstance(agents.play, type(sys))  # the function, not the module
+
+
+def test_a_run_that_names_an_old_module_still_loads() -> None:
+    """A manifest or checkpoint that stored ``"agents.rule_based:RuleBasedAgent"`` still makes
+    the agent."""
+    import warnings
+
+    from agents import AgentSpec, make_agent
+    from agents.players.rule_based import RuleBasedAgent
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        a = make_agent(AgentSpec.parse("agents.rule_based:RuleBasedAgent"))
+    assert type(a) is RuleBasedAgent
 
 
 def test_the_layouts_are_free_of_numba() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.tournament import load_league, run_league, run_tournament
-from agents.tournament.league import bradley_terry_elo, fit_ratings
-from agents.tournament.stats import board_margins
+from agents.arena.tournament import load_league, run_league, run_tournament
+from agents.arena.tournament.league import bradley_terry_elo, fit_ratings
+from agents.arena.tournament.stats import board_margins
 
 AGENTS = ["random", "rule_based", "rule_based:random_cards=1"]
 

@@ -11,10 +11,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.neural_bidding import (CONTEXT, FEATURE_LAYOUT, N_CONTRACTS, N_FEATURES, BiddingNet, CheckpointError,
+from agents.players.neural_bidding import (CONTEXT, FEATURE_LAYOUT, N_CONTRACTS, N_FEATURES, BiddingNet, CheckpointError,
                                    NeuralBidderAgent, contract_scores, default_model_path,
                                    encode_features, load_model, save_checkpoint)
-from agents.bidding_data import CONTRACTS, LabelConfig, generate
+from agents.learn.bidding_data import CONTRACTS, LabelConfig, generate
 from skatsim.cards import CardSet
 from skatsim.scoring import matadors_of
 
@@ -97,7 +97,7 @@ def test_contract_scores_overbid_and_null():
 
 
 def test_agent_api_with_a_random_net(tmp_path):
-    from agents.testing import agent_api_test
+    from agents.arena.testing import agent_api_test
 
     _, _, js = _tiny(tmp_path)
     r = agent_api_test(lambda: NeuralBidderAgent(model=str(js), aggressiveness=400.0), n_deals=10, hidden_deals=2)
@@ -106,7 +106,7 @@ def test_agent_api_with_a_random_net(tmp_path):
 
 @pytest.mark.skipif(not SHIPPED, reason="no shipped model yet")
 def test_shipped_model_agent_api_and_judgement():
-    from agents.testing import agent_api_test
+    from agents.arena.testing import agent_api_test
     from skatsim import SkatState
     from skatsim.deal import deal_from_hands
 
@@ -202,9 +202,9 @@ def test_pickup_value_is_the_mean_best_game_over_the_skats(tmp_path):
     re-computation; and a "bid_level" checkpoint sees only the bid in its bidding block."""
     import itertools
 
-    from agents.neural_bidding import bid_context
+    from agents.players.neural_bidding import bid_context
     from skatsim import SkatState
-    from agents.bidding_data import discard_for
+    from agents.learn.bidding_data import discard_for
     from skatsim.contracts import BASE_VALUES, NULL_VALUES
 
     torch.manual_seed(1)
@@ -276,7 +276,7 @@ def _run_matadors(bits: np.ndarray, game: int) -> np.ndarray:
 
 def encode_features_np(hands, seats) -> np.ndarray:  # noqa: ANN001
     from skatsim.cards import CARD_POINTS
-    from agents.neural_bidding import N_FEATURES, _OFF
+    from agents.players.neural_bidding import N_FEATURES, _OFF
 
     h = np.asarray(hands, dtype=np.int64).reshape(-1)
     s = np.asarray(seats, dtype=np.int64).reshape(-1)

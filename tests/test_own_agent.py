@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agents import AgentSpec, list_agents, make_agent
-from agents.base import AgentObject, agent_info
-from agents.testing import agent_api_test
-from agents.tournament import run_tournament
+from agents.arena.base import AgentObject, agent_info
+from agents.arena.testing import agent_api_test
+from agents.arena.tournament import run_tournament
 
 
 def test_a_module_path_spec_makes_the_agent_with_parameters() -> None:
@@ -35,7 +35,7 @@ def test_own_agents_pass_the_shared_test_and_play_tournaments(tmp_path) -> None:
 
 
 def test_a_run_with_an_agent_object_resumes_only_with_the_object(tmp_path) -> None:
-    from agents.tournament import load_tournament, resume_tournament
+    from agents.arena.tournament import load_tournament, resume_tournament
     from skatsim.runs import RunDir
 
     import my_agents
@@ -61,7 +61,7 @@ def test_an_agent_error_keeps_its_traceback(tmp_path) -> None:
 def test_entry_points_add_agents_to_the_registry(monkeypatch) -> None:
     import importlib.metadata
 
-    import agents.base as base
+    import agents.arena.base as base
 
     class EP:
         name, value = "greedy_ep", "my_agents:Greedy"

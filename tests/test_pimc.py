@@ -8,9 +8,9 @@ import random
 import numpy as np
 import pytest
 
-import agents.pimc as pimc_mod
-from agents.pimc import PIMCAgent, enumerate_worlds
-from agents.rule_based import RuleBasedAgent
+import agents.players.pimc as pimc_mod
+from agents.players.pimc import PIMCAgent, enumerate_worlds
+from agents.players.rule_based import RuleBasedAgent
 from skatsim import SkatRules
 from skatsim.state import random_game as play_random_game
 from skatsim.infostate import InfoState, count_worlds, sample_worlds
@@ -109,7 +109,7 @@ def test_parameters_are_checked():
 
 
 def test_simulation_bidding_bids_strong_hands_and_passes_weak_ones():
-    from agents.pimc_bidding import SimulationBidder, best_discard
+    from agents.players.pimc_bidding import SimulationBidder, best_discard
     from skatsim import SkatState, deal_from_hands
     from skatsim.cards import CardSet
     from skatsim.rules import CLUBS, GRAND, TRUMP_MASKS
@@ -139,7 +139,7 @@ def test_inference_gives_the_true_world_full_weight_against_rule_based_bidders()
     """Against rule-based opponents the true deal explains every call (weight 1); random
     worlds explain fewer on average."""
     from agents import play_game
-    from agents.pimc_inference import public_actions, weigh_worlds
+    from agents.players.pimc_inference import public_actions, weigh_worlds
     from skatsim.kernels.heuristic import DEFAULT_PARAMS
 
     params = np.zeros(32)

@@ -12,7 +12,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from skatsim.runs import RunDir, run_simulation  # noqa: E402
-from agents.tournament import resume_tournament, run_tournament  # noqa: E402
+from agents.arena.tournament import resume_tournament, run_tournament  # noqa: E402
 
 TIMES = ["time_0", "time_1", "time_2"]
 
@@ -62,7 +62,7 @@ def test_a_ray_run_resumes_locally_and_simulation_on_ray(local_ray, tmp_path: Pa
 
 
 def test_bidding_labels_on_ray_equal_local_ones(local_ray, tmp_path: Path) -> None:  # noqa: ANN001
-    from agents.bidding_data import LabelConfig, generate, read_labels
+    from agents.learn.bidding_data import LabelConfig, generate, read_labels
 
     cfg = LabelConfig(n_deals=6, seed=4, worlds=3, labeler="rule_based", condition="auction", shard_size=2)
     generate(tmp_path / "local", cfg, workers=1, progress=False)

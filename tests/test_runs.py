@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from skatsim.runs import RunDir, run_simulation
-from agents.tournament import load_tournament, resume_tournament, run_tournament
+from agents.arena.tournament import load_tournament, resume_tournament, run_tournament
 
 TIMES = ["time_0", "time_1", "time_2"]
 AGENTS = ["random", "rule_based"]
@@ -28,7 +28,7 @@ def _games(r) -> pd.DataFrame:  # noqa: ANN001
 
 def _start(out: Path, n: int, chunk: int) -> subprocess.Popen:
     code = textwrap.dedent(f"""
-        from agents.tournament import run_tournament
+        from agents.arena.tournament import run_tournament
         run_tournament({AGENTS!r}, {n}, seed=11, out={str(out)!r}, engine="python", chunk_size={chunk},
                        progress=False)
     """)

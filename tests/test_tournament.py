@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from agents import AgentSpec, register
-from agents.play import AgentError, IllegalActionError, Table, TimeLimitError, forfeit_result, play
-from agents.tournament import (GAME_COLUMNS, Z95, TournamentConfig, TournamentResult, agent_summary,
+from agents.arena.play import AgentError, IllegalActionError, Table, TimeLimitError, forfeit_result, play
+from agents.arena.tournament import (GAME_COLUMNS, Z95, TournamentConfig, TournamentResult, agent_summary,
                                arrangements, auction_text, head_to_head, play_chunk, run_tournament)
 from skatsim import SkatRules, SkatState
 from skatsim.actions import PASS, action_to_string
@@ -204,7 +204,7 @@ def test_result_round_trip_and_validation() -> None:
 
 def test_a_python_only_agent_runs_on_the_python_engine() -> None:
     from agents import register
-    from agents.base import _REGISTRY
+    from agents.arena.base import _REGISTRY
 
     class First:
         name = "first"
@@ -234,7 +234,7 @@ class _Faulty:
     name = "faulty"
 
     def __init__(self, phase: str = "play", mode: str = "raise") -> None:
-        from agents.rule_based import RuleBasedAgent
+        from agents.players.rule_based import RuleBasedAgent
 
         self.inner = RuleBasedAgent()
         self.phase, self.mode = phase, mode
@@ -256,7 +256,7 @@ class _Faulty:
 @pytest.fixture
 def faulty_agent():
     """A temporary registry entry (removed again: the registry is shared by every test)."""
-    from agents.base import unregister
+    from agents.arena.base import unregister
 
     register("faulty", _Faulty, {"phase": "phase to fail in", "mode": "raise, illegal or slow"},
              defaults={"phase": "play", "mode": "raise"}, replace=True)
@@ -393,7 +393,7 @@ class _Busy:
     name = "busy"
 
     def __init__(self, phase: str) -> None:
-        from agents.rule_based import RuleBasedAgent
+        from agents.players.rule_based import RuleBasedAgent
 
         self.inner, self.phase = RuleBasedAgent(), phase
 
@@ -443,7 +443,7 @@ def test_agent_errors_raise_at_a_strict_table() -> None:
 
 
 def test_margin_difference_pairs_boards_and_refuses_other_deals():
-    from agents.tournament import board_margins, margin_difference, run_tournament
+    from agents.arena.tournament import board_margins, margin_difference, run_tournament
 
     a = run_tournament(["random", "rule_based"], n_deals=40, seed=3, progress=False).games
     b = run_tournament(["random", "rule_based:random_cards=1"], n_deals=40, seed=3, progress=False).games

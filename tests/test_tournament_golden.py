@@ -1,4 +1,4 @@
-"""The one tournament engine (every game through skatsim.vec.VecEnv, agents.vecplay) gives the
+"""The one tournament engine (every game through skatsim.vec.VecEnv, agents.arena.vecplay) gives the
 same tables as the two engines before it (compiled games in the batch engine, the others
 through the Python table): digests of their games tables, taken before the switch, are kept
 in tests/data/tournament_golden.json (the measured decision times excluded)."""
@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from agents.tournament import run_tournament
+from agents.arena.tournament import run_tournament
 from skatsim import SkatRules
 
 

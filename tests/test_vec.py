@@ -92,7 +92,7 @@ def test_move_by_move_equals_skatstate_many(rules: SkatRules, players: str) -> N
 
 
 def _move_by_move(rules: SkatRules, players: str, n_games: int, seed: int) -> None:
-    from agents.rule_based import RuleBasedAgent
+    from agents.players.rule_based import RuleBasedAgent
 
     n = 6
     envs = {kind: VecEnv(n, rules=rules, seed=seed, reward=kind) for kind in RETURN_KINDS}

@@ -1,4 +1,4 @@
-"""agents.vecplay: boards through the vectorised environment equal the Table's and simulate()'s games."""
+"""agents.arena.vecplay: boards through the vectorised environment equal the Table's and simulate()'s games."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from agents import register
-from agents.base import unregister
-from agents.play import play
-from agents.vecplay import ROW_COLUMNS, play_boards
+from agents.arena.base import unregister
+from agents.arena.play import play
+from agents.arena.vecplay import ROW_COLUMNS, play_boards
 from skatsim import SkatRules
 from skatsim.actions import PASS
 from skatsim.bits import derive_seed
@@ -65,7 +65,7 @@ def test_compiled_boards_are_simulate_rows() -> None:
     for arr in arrs:
         boards = [(derive_seed(17, i), i, arr) for i in range(n)]
         df = play_boards(boards, slots=64)
-        from agents.base import AgentSpec
+        from agents.arena.base import AgentSpec
 
         sim = simulate(n, policy=[AgentSpec.parse(a).engine_policy() for a in arr], seed=17, workers=1,
                        record_actions=True)
@@ -82,7 +82,7 @@ class _Bad:
     """Fails in a chosen phase: raises, or returns an illegal action."""
 
     def __init__(self, phase: str = "play", how: str = "raise") -> None:
-        from agents.rule_based import RuleBasedAgent
+        from agents.players.rule_based import RuleBasedAgent
 
         self.name = f"bad_{how}_{phase}"
         self.phase, self.how = phase, how
@@ -122,7 +122,7 @@ def test_errors_are_recorded_as_at_the_table(bad_agents) -> None:
 
 
 def test_on_error_raise(bad_agents) -> None:
-    from agents.play import AgentError
+    from agents.arena.play import AgentError
 
     with pytest.raises(AgentError, match="boom"):
         play_boards([(1, 0, ("bad_raise_bidding", "random", "random"))], on_error="raise")
@@ -172,10 +172,10 @@ def test_batch_agents_are_asked_once_per_step(lowest) -> None:
 
 def test_same_rows_as_todays_tournament_engines() -> None:
     """The rows of today's tournament engines (Python Table and batch simulate) for the same boards."""
-    from agents.tournament import TournamentConfig, arrangements, play_chunk
+    from agents.arena.tournament import TournamentConfig, arrangements, play_chunk
 
     for agents, engine in (((("random",), ("rule_based",)), "batch"), ((("rule_based",), ("neural_bidder",)), "python")):
-        from agents.base import AgentSpec
+        from agents.arena.base import AgentSpec
 
         specs = tuple(AgentSpec(a[0]) for a in agents)
         nb = 6 if engine == "batch" else 3
@@ -192,7 +192,7 @@ def test_same_rows_as_todays_tournament_engines() -> None:
 def test_neural_bidder_act_batch_equals_act(model, tmp_path) -> None:
     """act_batch on the tensors decides what act decides on the typed observations (the
     shipped bid-level model and a model that reads the auction so far)."""
-    from agents.neural_bidding import BiddingNet, NeuralBidderAgent, save_checkpoint
+    from agents.players.neural_bidding import BiddingNet, NeuralBidderAgent, save_checkpoint
     from skatsim.vec import VecEnv
 
     kw = {}

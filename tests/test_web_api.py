@@ -275,7 +275,7 @@ class _Sleepy:
 def test_a_slow_ai_is_stopped_at_its_time_limit_and_blocks_nobody() -> None:
     import httpx2 as httpx
 
-    from agents.base import register, unregister
+    from agents.arena.base import register, unregister
 
     register("web_sleepy", _Sleepy, {"seconds": "how long it thinks"}, defaults={"seconds": 5.0})
     try:

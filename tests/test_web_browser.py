@@ -67,7 +67,7 @@ def browser():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from agents.tournament import run_tournament
+    from agents.arena.tournament import run_tournament
     from skatsim_app.web import create_app
 
     run = tmp_path_factory.mktemp("web") / "run"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agents import play_game
-from agents.tournament import run_tournament
+from agents.arena.tournament import run_tournament
 from skatsim import solve
 from skatsim.cards import card_name
 from skatsim.simulate import simulate_to_parquet

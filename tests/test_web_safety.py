@@ -249,7 +249,7 @@ def test_the_deal_seed_is_sent_only_after_the_deal(seed: int, role: str) -> None
 
 @pytest.fixture(scope="module")
 def replay_client(tmp_path_factory):
-    from agents.tournament import run_tournament
+    from agents.arena.tournament import run_tournament
 
     here = Path(__file__).parent
     run = tmp_path_factory.mktemp("safety") / "run"

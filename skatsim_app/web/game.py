@@ -1,7 +1,7 @@
 """One deal at the browser table: you in one seat, two AIs from the registry in the others.
 
 :class:`PlayGame` drives the real game (a :class:`skatsim.SkatState` at an
-:class:`agents.play.Table`, the same loop as everywhere else); the person's moves come from
+:class:`agents.arena.play.Table`, the same loop as everywhere else); the person's moves come from
 requests, validated on the server (:meth:`PlayGame.human_act`), the AIs' from their agents
 (:meth:`PlayGame.ai_step`, one decision per call, run by the server off its event loop).
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents import AgentSpec, Table
-from agents.human import explain_result, sort_cards
+from agents.players.human import explain_result, sort_cards
 from skatsim._random import to_seed
 from skatsim.actions import (BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, RE, action_to_string,
                              string_to_action)
@@ -77,7 +77,7 @@ class PlaySettings:
 
 
 class _HumanSeat:
-    """The person's seat at the :class:`~agents.play.Table`: plays the move the request
+    """The person's seat at the :class:`~agents.arena.play.Table`: plays the move the request
     brought (already validated)."""
 
     name = "you"

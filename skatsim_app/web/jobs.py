@@ -22,8 +22,8 @@ __all__ = ["verdict", "values", "analysis", "call"]
 
 
 def verdict(record: dict[str, Any]) -> str:
-    """:func:`agents.human.solver_verdict` of a finished game given as its record."""
-    from agents.human import solver_verdict
+    """:func:`agents.players.human.solver_verdict` of a finished game given as its record."""
+    from agents.players.human import solver_verdict
     from skatsim.state import SkatState
 
     return solver_verdict(SkatState.from_record(record))

@@ -100,7 +100,7 @@ _WORD_RE = re.compile(r"\b(" + "|".join(sorted(_WORD_MAP, key=len, reverse=True)
 
 
 def deck_text(text: str, deck: str) -> str:
-    """A text of the rules core (e.g. :func:`agents.human.explain_result`) with the suit and
+    """A text of the rules core (e.g. :func:`agents.players.human.explain_result`) with the suit and
     jack words of the German deck when ``deck`` is ``"german"`` (unchanged for French)."""
     if check_deck(deck) == "french":
         return text

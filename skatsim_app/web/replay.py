@@ -8,7 +8,7 @@ browser names sources and games by number only, never by path. :func:`open_sourc
   table holds results, not moves, so a game is *re-played*: the same agents with the same
   seeds (each seat's stream ``seat_stream(deal_seed, seat)``) make the same game, through
   ``simulate(1, ..., start=deal_id, record_actions=True)`` for batch-engine tournaments and
-  the :class:`agents.play.Table` loop (time limit and forfeits as in the tournament) for
+  the :class:`agents.arena.play.Table` loop (time limit and forfeits as in the tournament) for
   Python-engine ones. The re-played result is compared with the stored row, and any
   difference is shown;
 - a batch **simulation** run directory or parquet (``skatsim simulate --out``), re-played
@@ -157,7 +157,7 @@ def move_entries(g: "GameMoves", players: list[str], deck: str, view: str | int 
 
 
 def _names(mask: int, game: int | None) -> list[str]:
-    from agents.human import sort_cards
+    from agents.players.human import sort_cards
 
     return [card_name(c) for c in sort_cards(mask, game)]
 
@@ -291,10 +291,10 @@ def analyse(g: GameMoves, solver: Any = None) -> dict[str, Any]:
 
 def replay_tournament_game(cfg: dict[str, Any], deal_id: int, arrangement: str) -> tuple[GameMoves, dict[str, Any]]:
     """Play tournament game ``(deal_id, arrangement)`` again from its configuration (a
-    :meth:`~agents.tournament.TournamentConfig.to_dict`); returns the moves and the result
+    :meth:`~agents.arena.tournament.TournamentConfig.to_dict`); returns the moves and the result
     row of the re-played game (the forfeit settlement where an agent failed)."""
-    from agents.play import Table
-    from agents.tournament import TournamentConfig
+    from agents.arena.play import Table
+    from agents.arena.tournament import TournamentConfig
     from skatsim.bits import derive_seed
 
     c = TournamentConfig.from_dict(cfg)
@@ -462,7 +462,7 @@ def open_source(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> Sou
                               "or simulation run directory, a games parquet or an ISS file")
         run = RunDir.open(p)
         if run.kind == "tournament":
-            from agents.tournament import load_tournament
+            from agents.arena.tournament import load_tournament
 
             try:
                 r = load_tournament(p, partial=True)

@@ -7,7 +7,7 @@ its own (forked, so it starts at once with the server's compiled code) and talks
 through a pipe: ``reset`` and the ``observe`` calls are queued and sent with the next
 ``act``, which waits for the answer at most ``time_limit`` seconds. An agent that takes
 longer is stopped (its process killed) and :class:`AgentTimeout` is raised; the table
-then settles the game by rule, as a tournament does (``agents.play``, "Misbehaving
+then settles the game by rule, as a tournament does (``agents.arena.play``, "Misbehaving
 agents"). Where ``fork`` is missing, :class:`ThreadAgent` calls the agent in the calling
 thread instead (the same protocol, no hard time limit).
 

@@ -539,7 +539,7 @@ def create_app(**options: Any) -> Starlette:
         out_moves = move_entries(moves, players, deck, view, 0)
         final = moves.state()
         if final.is_terminal():
-            from agents.human import explain_result
+            from agents.players.human import explain_result
 
             explanation = explain_result(final)
         else:

@@ -3,7 +3,7 @@
 The learner plays ``seat`` (0 forehand, 1 middlehand, 2 rearhand); the other two seats
 are agents of the registry, given as specs (``opponents=["rule_based",
 "pimc:worlds=8"]``): compiled ones (``random``, ``rule_based``) play inside the compiled
-step, others through the agent protocol exactly as at :class:`agents.play.Table`. An
+step, others through the agent protocol exactly as at :class:`agents.arena.play.Table`. An
 episode is one deal: ``reset(seed=s)`` deals deal 0 of the run seed ``s`` (a ``reset()``
 without seed the next deal of the stream), and the observation is the learner's float32
 tensor (574 values in [0, 1]); ``info["action_mask"]`` (int8, 130) marks its legal
@@ -12,7 +12,7 @@ actions. The reward (on the last step) is the learner's return of kind ``reward`
 
 An illegal action (``Discrete(130)`` allows any id) is handled as at a tournament table
 (``illegal="forfeit"``, the default): a pass in the bidding and Kontra/Re, otherwise the
-game ends and is settled against the learner (:func:`agents.play.forfeit_result`), with
+game ends and is settled against the learner (:func:`agents.arena.play.forfeit_result`), with
 ``info["illegal_action"]`` set; ``illegal="raise"`` raises
 :class:`skatsim.vec.IllegalActionError` instead.
 
@@ -42,9 +42,9 @@ from skatsim.options import ISKO, SkatRules
 from skatsim.state import RETURN_KINDS, returns_from
 from skatsim.vec import VecEnv
 
-from ..base import AgentSpec
-from ..play import decide, forfeit_result
-from ..vecplay import _Game, _Kind, _mirror
+from ...arena.base import AgentSpec
+from ...arena.play import decide, forfeit_result
+from ...arena.vecplay import _Game, _Kind, _mirror
 
 __all__ = ["SkatGymEnv"]
 

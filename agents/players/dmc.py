@@ -14,7 +14,7 @@ parameter away:
 >>> a = make_agent("dmc")                                   # the shipped model
 >>> sorted(a.model.meta["phases"])[:1]
 ['play']
->>> from agents.play import play_game
+>>> from agents.arena.play import play_game
 >>> play_game(["dmc", "rule_based", "rule_based"], seed=3).is_terminal()
 True
 
@@ -43,9 +43,9 @@ from skatsim.kernels import game as K
 from skatsim.kernels import policies as KP
 from skatsim.kernels.observe import OBS_LAYOUT, OBS_SIZE
 
-from .mlp import checkpoint_files, mlp_body, write_checkpoint
-from .mlp import lazy_torch as _torch
-from .mlp_kernels import dense_row
+from ..learn.nets import checkpoint_files, dense_row, mlp_body, write_checkpoint
+from ..learn.nets import lazy_torch as _torch
+from . import MODELS_DIR
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
@@ -168,7 +168,7 @@ def DMCNet(hidden: Sequence[int] = (512, 256, 256)) -> Any:
 def default_model_path() -> Path:
     """The model shipped with the package (``agents/models/dmc_v2``: card play learned from open-hand solver
     labels; ``dmc_v1``, by Monte-Carlo returns, and ``dmc_all_v1``, every phase, ship too)."""
-    return Path(__file__).resolve().parent / "models" / "dmc_v2"
+    return MODELS_DIR / "dmc_v2"
 
 
 def save_checkpoint(net: Any, path: str | Path, *, phases: Sequence[str], **meta: Any) -> tuple[Path, Path]:

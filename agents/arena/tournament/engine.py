@@ -63,7 +63,7 @@ def play_chunk(cfg: TournamentConfig, start: int, stop: int, threads: int | None
     resumable or distributed run: chunks are independent and their rows depend only on
     ``cfg`` and the deal ids).
 
-    Every game goes through the one engine, :func:`agents.vecplay.play_boards` on a
+    Every game goes through the one engine, :func:`agents.arena.vecplay.play_boards` on a
     :class:`skatsim.vec.VecEnv`: compiled agents inside the compiled step (``threads`` numba
     threads), batch agents once per step for all games, Python agents one observation at a
     time with the table's checks and forfeit rules."""

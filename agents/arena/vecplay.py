@@ -7,24 +7,24 @@ through :class:`skatsim.vec.VecEnv` slots and returns one row per board:
   ``rule_based`` with any parameters) play **inside the compiled step**, from the seat's
   stream, exactly as ``simulate`` plays them;
 - **batch agents** (an ``act_batch(observations, legal_masks) -> actions`` method, see
-  :mod:`agents.base`) are asked **once per step** for every game in which one of them is
+  :mod:`agents.arena.base`) are asked **once per step** for every game in which one of them is
   to move, with the observation tensors and legal masks of those games; an entry ``-1``
   hands that decision to a per-seat instance of the agent through ``act(obs)``;
 - other **Python agents** get one typed observation at a time, exactly as at
-  :class:`agents.play.Table`: ``reset(deal_id, seat, seat_stream(deal_seed, seat))`` at
+  :class:`agents.arena.play.Table`: ``reset(deal_id, seat, seat_stream(deal_seed, seat))`` at
   the deal, ``observe(seat, action)`` for every action at the table before their next
   decision (the declarer's discards as -1 to the others), and the same validation (the
   action checked against the state's legal actions) and error handling
   (``on_error="forfeit"``: the error is recorded, a pass substituted in the bidding and
-  Kontra/Re, otherwise the game settled by :func:`agents.play.forfeit_result`).
+  Kontra/Re, otherwise the game settled by :func:`agents.arena.play.forfeit_result`).
 
-So a board played here is, action for action, ``agents.play.play(agents, seed=deal_seed)``
+So a board played here is, action for action, ``agents.arena.play.play(agents, seed=deal_seed)``
 (and ``simulate`` for compiled agents only).
 
 >>> df = play_boards([(7, 0, ("random", "rule_based", "random")), (8, 1, ("rule_based",) * 3)])
 >>> df[["board", "deal_id", "deal_seed"]].values.tolist()
 [[0, 0, 7], [1, 1, 8]]
->>> from agents.play import play
+>>> from agents.arena.play import play
 >>> g = play(["random", "rule_based", "random"], seed=7)
 >>> df.attrs["actions"][0, :int(df["n_actions"].iloc[0])].tolist() == g.state.history()
 True
@@ -32,7 +32,7 @@ True
 Rows: :data:`ROW_COLUMNS`: ``board`` (index into ``boards``), ``deal_id``, the result
 columns of :mod:`skatsim.table` (``deal_index`` is the ``deal_id``), ``auction``
 (``"1:18 0:yes 1:pass 2:pass"``), ``time_0..2`` (CPU seconds the seat's agent spent
-deciding, :func:`agents.play.agent_clock`; NaN for a compiled seat; a batch call's time
+deciding, :func:`agents.arena.play.agent_clock`; NaN for a compiled seat; a batch call's time
 shared among its games), ``error`` and
 ``error_seats`` (bit ``s``: seat ``s``'s agent failed); ``attrs["actions"]`` holds every
 board's actions (int16, -1 padded).
@@ -157,13 +157,13 @@ def play_boards(boards: Sequence[Board], *, rules: SkatRules = ISKO, slots: int 
 
     Args:
         boards: the boards; agents are registry names, spec texts or :class:`AgentSpec` s
-            (a fresh agent is made per board and seat, as :class:`agents.play.Table` does).
+            (a fresh agent is made per board and seat, as :class:`agents.arena.play.Table` does).
         rules: the rules of every board.
         slots: games stepped together.
         threads: numba threads of the environment (default: numba's setting).
         time_limit: seconds per decision of a Python agent (as at the Table).
         on_error: ``"forfeit"`` (default: record the error and settle, as tournaments do) or
-            ``"raise"`` (the :class:`agents.play.AgentError` propagates).
+            ``"raise"`` (the :class:`agents.arena.play.AgentError` propagates).
     """
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")

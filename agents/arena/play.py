@@ -222,7 +222,7 @@ def decide(agent: Any, obs: Any, seat: int, phase: str, legal: Sequence[int],
     :class:`TimeLimitError` past ``time_limit`` seconds (:func:`agent_clock`) and
     :class:`IllegalActionError` for an action not in ``legal``; the error's
     ``decision_time`` is the time the decision counts (``None`` when the agent raised).
-    :class:`Table` and the vectorised driver (:mod:`agents.vecplay`) both decide through it.
+    :class:`Table` and the vectorised driver (:mod:`agents.arena.vecplay`) both decide through it.
     """
     name = _agent_name(agent)
     collect = gc.isenabled()

@@ -118,7 +118,8 @@ from skatsim.scoring import matadors_of, settle_core
 from skatsim.valuation import HAND as HAND_FLAG
 from skatsim.valuation import SCHNEIDER_ANNOUNCED, expected_sf_array, game_value, game_value_array
 
-from .rule_based import PARAM_CHECKS
+from ..players.neural_bidding import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, GAME_LETTERS, discard_for
+from ..players.rule_based import PARAM_CHECKS
 
 __all__ = [
     "CONTRACTS", "CONTRACT_GAME", "CONTRACT_HAND", "GAME_LETTERS", "SCHEMA_VERSION", "LabelConfig",
@@ -135,11 +136,6 @@ _CONDITIONS = ("none", "auction")
 BID_LEVELS: tuple[int, ...] = tuple(v for v in BID_VALUES if v <= 60 or v in (66, 72, 77, 84, 96, 108, 120))
 BID_LEVEL_WEIGHTS: tuple[float, ...] = (6, 4, 4, 3, 3, 3, 2, 2, 2, 2, 2, 2, 1.5, 1.5, 1.5, 1.5, 1, 1, 1, 1,
                                         1, 1, .5, .5, .5, .5, .5)
-GAME_LETTERS = ("D", "H", "S", "C", "G", "N")
-#: The candidate contracts (ISS tokens): six after a pickup, then six hand games.
-CONTRACTS: tuple[str, ...] = tuple(GAME_LETTERS) + tuple(g + "H" for g in GAME_LETTERS)
-CONTRACT_GAME: tuple[int, ...] = tuple(range(6)) * 2
-CONTRACT_HAND: tuple[bool, ...] = (False,) * 6 + (True,) * 6
 _LABELERS = ("solver", "rule_based")
 assert len(BID_LEVEL_WEIGHTS) == len(BID_LEVELS)
 _LEVEL_P = np.array(BID_LEVEL_WEIGHTS) / sum(BID_LEVEL_WEIGHTS)
@@ -261,14 +257,6 @@ def _world_values(game: int, hand: bool, res: np.ndarray, mat: np.ndarray | int)
     res = np.ascontiguousarray(res, np.int64)
     m = np.ascontiguousarray(np.broadcast_to(np.asarray(mat, np.int64), res.shape))
     return game_value_array(game, HAND_FLAG if hand else 0, m, (res >= 2) | (res == -1), res >= 3)
-
-
-def discard_for(twelve: int, game: int) -> int:
-    """The two cards (a mask) the rule-based player's greedy plan discards from ``twelve``
-    for ``game`` (``kernels.heuristic.greedy_discard``, applied twice)."""
-    c1 = int(greedy_discard(int(twelve), int(game), _RB_PARAMS))
-    c2 = int(greedy_discard(int(twelve) & ~(1 << c1), int(game), _RB_PARAMS))
-    return (1 << c1) | (1 << c2)
 
 
 def sample_worlds_for_hand(hand: int, seat: int, n: int, gen: np.random.Generator) -> np.ndarray:
@@ -699,10 +687,10 @@ def _thresholds(text: str) -> tuple[float, ...]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m agents.bidding_data --out DIR [--deals N --worlds W --labeler L ...]``."""
+    """``python -m agents.learn.bidding_data --out DIR [--deals N --worlds W --labeler L ...]``."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m agents.bidding_data",
+    ap = argparse.ArgumentParser(prog="python -m agents.learn.bidding_data",
                                  description="Label dealt hands with the outcome of every candidate contract "
                                              "(parquet shards + manifest.json; resumable).")
     ap.add_argument("--out", required=True, help="output directory (resumed if it holds the same config)")

@@ -28,7 +28,7 @@ from skatsim.bits import seed_state
 from skatsim.contracts import BID_VALUES
 from skatsim.kernels.heuristic import DEFAULT_PARAMS, PARAM_NAMES
 
-from .base import in_range, one_of
+from ..arena.base import in_range, one_of
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation

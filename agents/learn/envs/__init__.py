@@ -1,9 +1,9 @@
 """Standard RL interfaces on the vectorised environment (optional extra: ``pip install skatsim[rl]``).
 
-- :class:`agents.envs.pettingzoo.SkatAECEnv`: a PettingZoo AEC environment, agents
+- :class:`agents.learn.envs.pettingzoo.SkatAECEnv`: a PettingZoo AEC environment, agents
   ``"forehand"``, ``"middlehand"``, ``"rearhand"``, observations
   ``{"observation": float32 (574,), "action_mask": int8 (130,)}``;
-- :class:`agents.envs.gymnasium.SkatGymEnv`: a Gymnasium environment in which one seat
+- :class:`agents.learn.envs.gymnasium.SkatGymEnv`: a Gymnasium environment in which one seat
   learns and the other seats are registered agents (``opponents=["rule_based",
   "pimc:worlds=8"]``).
 
@@ -31,4 +31,4 @@ def __getattr__(name: str) -> Any:
         from .gymnasium import SkatGymEnv
 
         return SkatGymEnv
-    raise AttributeError(f"module 'agents.envs' has no attribute {name!r}")
+    raise AttributeError(f"module 'agents.learn.envs' has no attribute {name!r}")

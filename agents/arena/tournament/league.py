@@ -2,7 +2,7 @@
 pairwise margins and a rating per agent, each with a 95% interval.
 
 :func:`run_league` plays, for each pair of the ``k`` agents, the two-agent duplicate
-tournament of :func:`agents.tournament.run_tournament` on the same ``n_deals`` boards (the
+tournament of :func:`agents.arena.tournament.run_tournament` on the same ``n_deals`` boards (the
 same seed: board ``i`` is the same deal in every pair). With ``out=DIR`` each pair is a
 resumable run directory ``DIR/pair-i-j`` and ``DIR/manifest.json`` records the league, so an
 interrupted league resumes with the same call (or ``skatsim league --resume DIR``).

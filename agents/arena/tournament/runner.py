@@ -1,6 +1,6 @@
 """Running, resuming and loading tournaments; a run directory keeps every finished chunk.
 
-:func:`run_tournament` plays the boards chunk by chunk (:mod:`agents.tournament.engine`)
+:func:`run_tournament` plays the boards chunk by chunk (:mod:`agents.arena.tournament.engine`)
 and, with ``out=``, writes each chunk's rows as a shard of a run directory
 (:class:`skatsim.runs.RunDir`) the moment it finishes: a crash, Ctrl-C or ``kill -9``
 loses at most the chunks in progress, and :func:`resume_tournament` plays only the rest.
@@ -60,7 +60,7 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
         time_limit: seconds per decision (Python engine; the batch engine's compiled policies
             cannot fail). An agent that raises, returns an illegal action or runs over is
             recorded in ``error``/``error_seats`` and the game is settled by rule
-            (:mod:`agents.play`, "Misbehaving agents").
+            (:mod:`agents.arena.play`, "Misbehaving agents").
     """
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers must be a positive int, got {workers!r}")
@@ -106,7 +106,7 @@ def resume_tournament(path: str | os.PathLike[str], *, workers: int = 1, progres
     """Finish the tournament of run directory ``path`` (its manifest's configuration): play
     the chunks without a shard and return the whole result, the same table as an
     uninterrupted run (apart from the measured ``time_*`` columns). ``agents``: the agent
-    objects the run seated (:class:`agents.base.AgentObject`), which a manifest cannot
+    objects the run seated (:class:`agents.arena.base.AgentObject`), which a manifest cannot
     rebuild."""
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers must be a positive int, got {workers!r}")

@@ -16,14 +16,14 @@ hooks are optional:
   ``legal_masks`` ``bool (k, NUM_ACTIONS)``; it returns ``k`` action ids. An entry ``-1``
   hands that decision to a per-seat instance of the agent through ``act(obs)`` (with the
   usual ``reset`` / ``observe`` hooks), e.g. for phases it does not batch. The vectorised
-  driver (:func:`agents.vecplay.play_boards`) calls it once per step for every game in
+  driver (:func:`agents.arena.vecplay.play_boards`) calls it once per step for every game in
   which the agent is to move; the batch instance gets no ``reset`` or ``observe`` calls,
   so what it decides must follow from the tensor alone. ``act_batch`` must choose what
   ``act`` would on the same observation (the table uses ``act``).
 
 No agent ever receives a :class:`~skatsim.SkatState` or a hidden card. Agents must be
 deterministic given the ``reset`` stream, and copyable with :func:`copy.deepcopy` (the
-shared test :func:`agents.testing.agent_api_test` copies an agent to ask it about
+shared test :func:`agents.arena.testing.agent_api_test` copies an agent to ask it about
 resampled worlds).
 
 Agents are made by name: ``make_agent("rule_based", max_bid=18)``; what a tournament,

@@ -93,7 +93,7 @@ def agent_summary(df: "pd.DataFrame", labels: Sequence[str] | None = None) -> "p
     and per 36-game list, list score per game, each with its 95% half-width ``*_ci``
     (board-level, see the module docstring); ``time_per_game`` (seconds; NaN in the
     batch engine); ``errors``: the games in which the agent failed (raised, returned an
-    illegal action or exceeded the time limit; each settled by rule, see :mod:`agents.play`)."""
+    illegal action or exceeded the time limit; each settled by rule, see :mod:`agents.arena.play`)."""
     import pandas as pd
 
     bd = _boards(df)
@@ -151,7 +151,7 @@ def margin_difference(games_a: "pd.DataFrame", games_b: "pd.DataFrame", pair_a: 
     95% half-width on the common boards. Pairing by board removes the luck of the cards:
     "does PIMC with inference beat the rule-based player by more than PIMC without?".
 
-    >>> from agents.tournament import run_tournament
+    >>> from agents.arena.tournament import run_tournament
     >>> a = run_tournament(["random", "rule_based"], n_deals=30, seed=2, progress=False).games
     >>> d = margin_difference(a, a, ("random", "rule_based"), ("random", "rule_based"))
     >>> d["boards"], d["diff"], d["diff_ci"]
@@ -177,7 +177,7 @@ def pooled_head_to_head(tables: Sequence["pd.DataFrame"]) -> "pd.DataFrame":
     """:func:`head_to_head` over the boards of several tournaments of the same agents (other
     seeds: independent boards), each board counted once: more boards for one figure.
 
-    >>> from agents.tournament import run_tournament
+    >>> from agents.arena.tournament import run_tournament
     >>> a = run_tournament(["random", "rule_based"], n_deals=10, seed=1, progress=False).games
     >>> b = run_tournament(["random", "rule_based"], n_deals=15, seed=2, progress=False).games
     >>> int(pooled_head_to_head([a, b])["boards"].iloc[0])

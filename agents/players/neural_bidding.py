@@ -24,14 +24,14 @@ The ``bid`` / ``passed`` / ``seat_bids`` block is the bidding so far. What it me
 checkpoint's ``context``:
 
 - ``"bid_level"`` (the shipped model): labels conditioned on the auction
-  (``condition="auction"`` in :mod:`agents.bidding_data`); ``bid`` is the bid at which
+  (``condition="auction"`` in :mod:`agents.learn.bidding_data`); ``bid`` is the bid at which
   the seat would win the auction against rule-based opponents, the rest is zero. The agent
   asks "what is each contract worth if I win at ``b``?" with ``bid = b / 264``.
 - ``"auction"``: labels from uniformly dealt worlds, which do not depend on the block;
   training randomises it (``context_augment``) so the network ignores it, and the agent
   fills in the real bidding so far (room for human records, ``source="iss"``).
 
-Outputs: per contract of :data:`agents.bidding_data.CONTRACTS` (``D H S C G N`` after a
+Outputs: per contract of :data:`CONTRACTS` (``D H S C G N`` after a
 pickup, ``DH ... NH`` hand) a win-probability logit and the expected list score at the
 contract's own value / 100 (``2 x 12`` numbers).
 
@@ -50,7 +50,7 @@ rule-based discard plan, the kept ten valued by the hand-game heads), not the be
 contract, which ignores that the game is chosen after seeing the skat. It bids / holds
 ``b`` while ``max(best hand game, pickup) + aggressiveness >= 0``.
 
-``loss_penalty`` (default :data:`agents.base.DUPLICATE_LOSS_PENALTY`, 20): in a duplicate
+``loss_penalty`` (default :data:`agents.arena.base.DUPLICATE_LOSS_PENALTY`, 20): in a duplicate
 tournament a player's opponents are, on average over the seat arrangements, half partners
 of his own agent and half the other agent, so the two defenders' +40 of a lost game cost
 the declarer's agent 40 in relative terms, i.e. 20 per defender.
@@ -68,27 +68,45 @@ import numpy as np
 from numba import njit, prange
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, PASS, PICKUP
-from .bidding_data import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, discard_for
 from skatsim.cards import CARD_POINTS
 from skatsim.contracts import BID_VALUES, DECLARATIONS, Contract
 from skatsim.kernels import game as G
+from skatsim.kernels.heuristic import greedy_discard, params_array
 from skatsim.kernels.threads import kernel
+from skatsim.rules import GAME_LETTERS as _ALL_GAME_LETTERS
 from skatsim.rules import NULL
 from skatsim.scoring import matadors_many, matadors_of
 from skatsim.valuation import HAND as HAND_FLAG
 from skatsim.valuation import expected_sf_array, game_value, game_value_array
 
-from .base import DUPLICATE_LOSS_PENALTY
-from .mlp import checkpoint_files, mlp_body, write_checkpoint
-from .mlp import lazy_torch as _torch
-from .mlp_kernels import dense_row
+from ..arena.base import DUPLICATE_LOSS_PENALTY
+from ..learn.nets import checkpoint_files, dense_rows, mlp_body, write_checkpoint
+from ..learn.nets import lazy_torch as _torch
+from . import MODELS_DIR
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["LAYOUT_VERSION", "FEATURE_LAYOUT", "N_FEATURES", "N_CONTRACTS", "encode_features", "BiddingNet",
            "save_checkpoint", "load_model", "default_model_path", "NeuralBidderAgent", "CheckpointError",
-           "contract_scores"]
+           "contract_scores", "CONTRACTS", "CONTRACT_GAME", "CONTRACT_HAND", "GAME_LETTERS", "discard_for"]
+
+#: The letters of the games a declarer can choose (the rules' letters less Ramsch's).
+GAME_LETTERS: tuple[str, ...] = tuple(_ALL_GAME_LETTERS[:6])
+#: The candidate contracts (ISS tokens): six after a pickup, then six hand games.
+CONTRACTS: tuple[str, ...] = tuple(GAME_LETTERS) + tuple(g + "H" for g in GAME_LETTERS)
+CONTRACT_GAME: tuple[int, ...] = tuple(range(6)) * 2
+CONTRACT_HAND: tuple[bool, ...] = (False,) * 6 + (True,) * 6
+_RB_PARAMS = params_array()
+
+
+def discard_for(twelve: int, game: int) -> int:
+    """The two cards (a mask) the rule-based player's greedy plan discards from ``twelve``
+    for ``game`` (``kernels.heuristic.greedy_discard``, applied twice)."""
+    c1 = int(greedy_discard(int(twelve), int(game), _RB_PARAMS))
+    c2 = int(greedy_discard(int(twelve) & ~(1 << c1), int(game), _RB_PARAMS))
+    return (1 << c1) | (1 << c2)
+
 
 LAYOUT_VERSION = 1
 FEATURE_LAYOUT: tuple[tuple[str, int], ...] = (
@@ -213,15 +231,7 @@ def save_checkpoint(net: Any, path: str | Path, **meta: Any) -> tuple[Path, Path
 
 def default_model_path() -> Path:
     """The model shipped with the package (``agents/models/bidding_v2``)."""
-    return Path(__file__).resolve().parent / "models" / "bidding_v2"
-
-
-@njit(cache=True, parallel=True)
-def _dense_rows(x, wt, b, relu, out):
-    """``out = x @ wt + b`` (ReLU optionally), row by row in a fixed order: a row's result
-    does not depend on the other rows (zero inputs are skipped, the same in every batch)."""
-    for i in prange(x.shape[0]):
-        dense_row(x[i], wt, b, relu, out[i])
+    return MODELS_DIR / "bidding_v2"
 
 
 @njit(cache=True, parallel=True)
@@ -268,7 +278,7 @@ class _Model:
         last = len(self._wt) - 1
         for i, (wt, b) in enumerate(self._wt):
             out = np.empty((h.shape[0], wt.shape[1]), np.float32)
-            kernel(_dense_rows)(h, wt, b, i < last, out)
+            kernel(dense_rows)(h, wt, b, i < last, out)
             h = out
         p = np.empty((h.shape[0], N_CONTRACTS), np.float32)
         e = np.empty((h.shape[0], N_CONTRACTS), np.float32)
@@ -440,12 +450,12 @@ class NeuralBidderAgent:
     Args:
         model: checkpoint path (``.pt`` / ``.json`` / stem), a loaded model, or ``None``
             for the shipped one.
-        card_play: ``"rule_based"`` (:class:`agents.rule_based.RuleBasedAgent`) or
-            ``"pimc"`` (:class:`agents.pimc.PIMCAgent`, ``pimc_worlds`` worlds).
+        card_play: ``"rule_based"`` (:class:`agents.players.rule_based.RuleBasedAgent`) or
+            ``"pimc"`` (:class:`agents.players.pimc.PIMCAgent`, ``pimc_worlds`` worlds).
         aggressiveness: Seeger-Fabian points added to the expected score before the
             ``>= 0`` test of bidding (positive: bid more).
         loss_penalty: what a lost game costs per defender in relative points (default: the
-            duplicate-tournament cost, :data:`agents.base.DUPLICATE_LOSS_PENALTY`).
+            duplicate-tournament cost, :data:`agents.arena.base.DUPLICATE_LOSS_PENALTY`).
         discard: ``"rule_based"`` (the rule-based player's discard, by the card-play
             delegate, which discards like it in both modes; the network then declares),
             ``"plans"`` (each game's rule-based greedy discard plan, the game
@@ -512,7 +522,7 @@ class NeuralBidderAgent:
         ``discard="rule_based"``) for a batch of observation tensors, with every network
         evaluation of the batch in one compiled call; ``-1`` for the decisions of the
         delegate (card play, Kontra/Re, the rule-based discard), which
-        :func:`agents.vecplay.play_boards` then asks through :meth:`act`. The same actions
+        :func:`agents.arena.vecplay.play_boards` then asks through :meth:`act`. The same actions
         as :meth:`act` on the same observations."""
         k = len(observations)
         out = np.full(k, -1, dtype=np.int64)
@@ -681,7 +691,7 @@ class NeuralBidderAgent:
         the card already discarded, or -1) (a decision generator).
 
         ``discard="plans"``: each game with its own rule-based discard plan
-        (:func:`agents.bidding_data.discard_for`); ``"model"``: every pair of cards for every
+        (:func:`discard_for`); ``"model"``: every pair of cards for every
         game."""
         if self.discard == "plans":
             cand = [(g, discard_for(twelve, g)) for g in range(6)]

@@ -19,7 +19,7 @@ Randomness is common: the agent in seat ``s`` of deal ``i`` draws from
 ``seat_stream(deal_seed, s)`` whoever it is, so two arrangements differ only by who
 decides, not by luck.
 
-One engine: every game is played by :func:`agents.vecplay.play_boards` on a
+One engine: every game is played by :func:`agents.arena.vecplay.play_boards` on a
 :class:`skatsim.vec.VecEnv` — agents with a batch-engine policy (``random``, ``rule_based``
 with any parameters) inside the compiled step, batch agents (``act_batch``) once per step
 for all games, Python agents one observation at a time with the table's checks. When every

@@ -119,5 +119,5 @@ class SkatAECEnv(AECEnv):
 
 
 def env(**kw: Any) -> SkatAECEnv:
-    """PettingZoo-style constructor: ``agents.envs.pettingzoo.env()``."""
+    """PettingZoo-style constructor: ``agents.learn.envs.pettingzoo.env()``."""
     return SkatAECEnv(**kw)

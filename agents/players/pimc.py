@@ -22,14 +22,14 @@ Late in the hand, when no more than ``worlds`` worlds remain, all of them are en
 instead of sampled (``enumerate=True``). Bidding, the skat, the declaration, Kontra/Re
 and Ramsch card play are delegated to the rule-based player (``bidding="rule_based"``,
 the default), or, with ``bidding="simulation"``, decided by simulation
-(:mod:`agents.pimc_bidding`).
+(:mod:`agents.players.pimc_bidding`).
 
 The agent acts from its observation only: it never holds a ``SkatState`` or a hidden
 card. With ``log=True`` it keeps one record per searched decision in ``decisions``
 (worlds used, per-card wins and mean points, time).
 
 >>> from agents import play_game
->>> from agents.rule_based import RuleBasedAgent
+>>> from agents.players.rule_based import RuleBasedAgent
 >>> s = play_game([PIMCAgent(worlds=8), RuleBasedAgent(), RuleBasedAgent()], seed=3)
 >>> s.is_terminal()
 True
@@ -131,7 +131,7 @@ class PIMCAgent:
         enumerate: enumerate every world when no more than ``worlds`` remain.
         bidding: ``"rule_based"`` (delegate bidding, skat, declaration, Kontra/Re) or
             ``"simulation"``.
-        inference: weight the worlds by the other seats' auction (:mod:`agents.pimc_inference`).
+        inference: weight the worlds by the other seats' auction (:mod:`agents.players.pimc_inference`).
         inference_eps: the weight factor of a call the rule-based model would not have made.
         oversample: candidate worlds drawn per world kept when inferring.
         node_limit: search nodes per world and decision (0: no limit); a world that needs

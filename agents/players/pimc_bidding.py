@@ -1,4 +1,4 @@
-"""Bidding, skat and declaration by simulation, for :class:`agents.pimc.PIMCAgent` (``bidding="simulation"``).
+"""Bidding, skat and declaration by simulation, for :class:`agents.players.pimc.PIMCAgent` (``bidding="simulation"``).
 
 For each candidate contract (diamonds, hearts, spades, clubs, grand, null; played hand or
 after a pickup) the bidder samples the cards it cannot see (the other two hands and the
@@ -9,7 +9,7 @@ and contract) and estimates the win probability ``p``. A contract's value ``v`` 
 Seeger-Fabian score at a bid ``b`` is ``p (v + 50) - (1 - p) (2 c + 50 + 40)``, where
 ``c = v`` or the overbid charge when ``v < b`` (then the game is lost anyway) and the 40
 are what the defenders' 2 x 40 for a lost game cost the declarer's agent in a duplicate
-tournament (:data:`agents.base.DUPLICATE_LOSS_PENALTY`, 20 per defender). The bidder bids
+tournament (:data:`agents.arena.base.DUPLICATE_LOSS_PENALTY`, 20 per defender). The bidder bids
 and holds up to the highest bid at which some contract's expected score is positive, picks hand or pickup and
 declares the contract with the best expected score (announcements and ouvert are left
 out: an open-hand solver cannot price them). Kontra/Re and the discard itself are the
@@ -36,7 +36,7 @@ from skatsim.valuation import HAND as HAND_FLAG
 from skatsim.valuation import expected_sf_at_bid, game_value
 from skatsim.solver import Position, Solver
 
-from .base import DUPLICATE_LOSS_PENALTY
+from ..arena.base import DUPLICATE_LOSS_PENALTY
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation

@@ -9,8 +9,8 @@ Three checks, over ``n_deals`` deals under ISkO and under ``SkatRules(ramsch=Tru
 kontra=True)`` (both by default):
 
 1. **Legal actions only**, in every phase it is asked in (bidding, skat, discard,
-   declaration, Kontra/Re, cards): :class:`agents.play.Table` refuses anything else with
-   :class:`~agents.play.IllegalActionError`. The run must have reached bidding, the skat
+   declaration, Kontra/Re, cards): :class:`agents.arena.play.Table` refuses anything else with
+   :class:`~agents.arena.play.IllegalActionError`. The run must have reached bidding, the skat
    decision, the declaration and the card play (and Kontra/Re when it is on), so the
    test cannot pass vacuously.
 2. **Determinism**: the same deals with fresh agents give the same games.
@@ -19,7 +19,7 @@ kontra=True)`` (both by default):
    ``n_worlds`` worlds redealt with ``SkatState.resample_from_infostate(seat, rng)``
    (every card the seat cannot see moved, consistent with what it saw); its decision
    must equal the one it makes at the real table.
-4. **Batches decide alike**: an agent with ``act_batch`` (see :mod:`agents.base`) is also
+4. **Batches decide alike**: an agent with ``act_batch`` (see :mod:`agents.arena.base`) is also
    asked, at those decisions, through ``act_batch`` on the observation tensor and legal
    mask; it must return the action ``act`` chose, or ``-1`` (left to ``act``).
 """
@@ -110,7 +110,7 @@ def _txt(a: Any) -> str:
 def agent_api_test(make: Any, n_deals: int = 20, *, seed: int = 0, rules: Sequence[SkatRules] = RULE_SETS,
                    hidden_deals: int = 5, n_worlds: int = 2) -> dict[str, Any]:
     """Run the shared agent checks (module docstring); raise ``AssertionError`` (or
-    :class:`~agents.play.AgentError`) on the first failure, return a report otherwise.
+    :class:`~agents.arena.play.AgentError`) on the first failure, return a report otherwise.
 
     Args:
         make: zero-argument callable returning a new agent (``RandomAgent``, ``lambda:
