@@ -311,6 +311,29 @@ class CardSet:
         """Card ids in increasing id order."""
         return list(iter_bits(self.mask))
 
+    def sorted(self, game: int | None = None) -> list[int]:
+        """The card ids in the order a hand is shown for game type ``game`` (0..3 a suit,
+        4 grand, 5 null, 6 Ramsch; ``None``: not declared yet, shown as in grand): the
+        trumps first, then clubs, spades, hearts, diamonds, each highest first, as the rules
+        rank them (:data:`skatsim.rules.STRENGTH`, :data:`~skatsim.rules.TRUMP_MASKS`).
+
+        >>> h = CardSet("C7 HJ SA S10 CA DJ H9 HK")
+        >>> [card_name(c) for c in h.sorted(1)]          # hearts: jacks, then the hearts
+        ['HJ', 'DJ', 'HK', 'H9', 'CA', 'C7', 'SA', 'S10']
+        >>> [card_name(c) for c in h.sorted(5)]          # null: no trumps, A K Q J 10 9 8 7
+        ['CA', 'C7', 'SA', 'S10', 'HK', 'HJ', 'H9', 'DJ']
+        """
+        from .rules import GRAND, STRENGTH, TRUMP_MASKS  # the rules build on this module
+
+        g = GRAND if game is None else int(game)
+        trumps = TRUMP_MASKS[g]
+
+        def key(c: int) -> tuple[int, int]:
+            group = 0 if trumps >> c & 1 else 4 - (c >> 3)  # clubs (suit 3) first among the suits
+            return group, -int(STRENGTH[g * 32 + c])
+
+        return sorted(iter_bits(self.mask), key=key)
+
     def to_text(self) -> str:
         """ASCII text, ``'CJ S10 HA'``, parseable by :meth:`parse`."""
         return " ".join(card_name(c) for c in self)

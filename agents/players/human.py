@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HOLD, KONTRA, PASS, PICKUP, RE, HAND, action_to_string, \
     string_to_action
-from skatsim.cards import ACE, CLUBS, DIAMONDS, EIGHT, HEARTS, JACK, KING, NINE, QUEEN, SEVEN, SPADES, TEN, \
-    card_name, card_points
+from skatsim.cards import CardSet, card_name, card_points
 from skatsim.contracts import Contract
 from skatsim.state import SEAT_NAMES
 
@@ -45,12 +44,6 @@ if TYPE_CHECKING:
 
 __all__ = ["HumanAgent", "HumanQuit", "sort_cards", "hand_text", "explain_result", "solver_verdict"]
 
-_SUIT_ORDER = (CLUBS, SPADES, HEARTS, DIAMONDS)
-_TRUMP_RANKS = (ACE, TEN, KING, QUEEN, NINE, EIGHT, SEVEN)
-_NULL_RANKS = (ACE, KING, QUEEN, JACK, TEN, NINE, EIGHT, SEVEN)
-_JACKS = tuple(s * 8 + JACK for s in _SUIT_ORDER)
-_GAME_NAMES = ("diamonds", "hearts", "spades", "clubs", "grand", "null", "ramsch")
-
 
 class HumanQuit(BaseException):
     """The player quit (``quit``) or the input ended (EOF). A ``BaseException`` like
@@ -58,28 +51,22 @@ class HumanQuit(BaseException):
     agent error."""
 
 
-def _order(game: int | None) -> list[list[int]]:
-    """Card groups in display order: trumps first (suit/grand/Ramsch), then the suits."""
-    if game == 5:  # null: no trumps, A K Q J 10 9 8 7
-        return [[s * 8 + r for r in _NULL_RANKS] for s in _SUIT_ORDER]
-    groups = [list(_JACKS)]
-    suits = list(_SUIT_ORDER)
-    if game is not None and 0 <= game <= 3:  # the trump suit joins the jacks
-        groups[0] += [game * 8 + r for r in _TRUMP_RANKS]
-        suits.remove(game)
-    return groups + [[s * 8 + r for r in _TRUMP_RANKS] for s in suits]
-
-
 def sort_cards(mask: int, game: int | None = None) -> list[int]:
     """The cards of ``mask`` in the order of ``game`` (0..3 suit, 4 grand, 5 null, 6 Ramsch,
-    ``None``: not declared yet, shown as in grand): trumps first, highest first."""
-    return [c for g in _order(game) for c in g if mask >> c & 1]
+    ``None``: not declared yet, shown as in grand): trumps first, highest first
+    (:meth:`skatsim.cards.CardSet.sorted`)."""
+    return CardSet.from_mask(mask).sorted(game)
 
 
 def hand_text(mask: int, game: int | None = None) -> str:
     """``CJ SJ CA C10 | SA S7 | H9`` : trumps, then each suit, ``|`` between groups."""
-    parts = [" ".join(card_name(c) for c in g if mask >> c & 1) for g in _order(game)]
-    return " | ".join(p for p in parts if p) or "-"
+    from skatsim.rules import GRAND, TRUMP_MASKS
+
+    trumps = TRUMP_MASKS[GRAND if game is None else game]
+    groups: dict[int, list[str]] = {}
+    for c in sort_cards(mask, game):
+        groups.setdefault(-1 if trumps >> c & 1 else c >> 3, []).append(card_name(c))
+    return " | ".join(" ".join(g) for g in groups.values()) or "-"
 
 
 def _choice_text(action: int) -> str:
