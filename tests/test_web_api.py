@@ -30,6 +30,7 @@ from web_helpers import cards_in, choose, client, live_server, visible_cards  # 
 
 ROOT = Path(__file__).parent.parent
 KONTRA = SkatRules(kontra=True)
+JSON = {"content-type": "application/json"}
 
 
 def _client(**options) -> TestClient:
@@ -63,7 +64,7 @@ def _play(client: TestClient, view: dict, role: str = "declare", level: str | No
 def test_a_deal_as_declarer_through_every_phase_with_re() -> None:
     with _client(rules=KONTRA) as c:
         v = c.post("/api/play/new", json={"seat": 0, "seed": 3}).json()["view"]
-        assert (v["phase"], v["seat"], v["to_move"], v["your_turn"], len(v["hand"])) == ("bidding", 0, 1, False, 10)
+        assert (v["phase"], v["seat"], v["to_move"], v["your_turn"], len(v["hands"][0])) == ("bidding", 0, 1, False, 10)
         assert v["rules"] == {"kontra": True, "ramsch": False}
         v, phases = _play(c, v)
         assert {"bidding", "skat", "discard", "declare", "kontra", "play"} <= set(phases)
@@ -73,7 +74,8 @@ def test_a_deal_as_declarer_through_every_phase_with_re() -> None:
         # the settlement shown is the rules core's, Kontra and Re doubling twice
         assert r["kontra"] == 2 and r["list_score"] == state.result.list_score
         assert r["seeger_fabian"] == list(state.result.seeger_fabian)
-        assert "Kontra and Re" in r["explanation"] and "Result: the declarer" in r["explanation"]
+        assert "Kontra and Re" in r["explanation"] and "Result: You " in r["explanation"]
+        assert " C (" not in r["explanation"] and "seat 0" not in r["explanation"]  # table names, no raw codes
         said = [e["kind"] for e in v["events"] if e["phase"] == "kontra"]
         assert said == ["kontra", "re"]
         # every move of the game is in the log, in order
@@ -122,12 +124,12 @@ def test_bad_requests_are_4xx_with_a_message_and_change_nothing() -> None:
         while not v["your_turn"]:
             v = c.post("/api/play/advance", json={}).json()["view"]
         before = c.get("/api/play").json()["view"]
-        held = set(before["hand"])
+        held = set(before["hands"][0])
         not_held = next(f"{s}{r}" for s in "CSHD" for r in ("J", "A", "10", "K", "Q", "9", "8", "7")
                         if f"{s}{r}" not in held)
         bad = [
-            (400, c.post("/api/play/act", content=b"{not json")),
-            (400, c.post("/api/play/act", content=b"[1, 2]")),
+            (400, c.post("/api/play/act", content=b"{not json", headers=JSON)),
+            (400, c.post("/api/play/act", content=b"[1, 2]", headers=JSON)),
             (400, c.post("/api/play/act", json={})),
             (400, c.post("/api/play/act", json={"action": 18})),
             (400, c.post("/api/play/act", json={"action": "eighteen"})),
@@ -150,8 +152,8 @@ def test_bad_requests_are_4xx_with_a_message_and_change_nothing() -> None:
         assert f"{not_held} cannot be played now: the phase is bidding" in bad[8][1].json()["error"]
         # a card not held, and a card that does not follow suit, in the card play
         v, _ = _advance_to_card(c, before)
-        held = set(v["hand"])
-        illegal = [x for x in v["hand"] if x not in v["legal_cards"]]
+        held = set(v["hands"][v["seat"]])
+        illegal = [x for x in v["hands"][v["seat"]] if x not in v["legal_cards"]]
         r = c.post("/api/play/act", json={"action": next(x for x in ("CJ", "SJ", "HJ", "DJ", "CA", "SA", "HA", "DA")
                                                            if x not in held and x not in _on_table(v))})
         assert r.status_code == 422 and "do not hold" in r.json()["error"]
@@ -184,7 +186,8 @@ def _advance_to_card(c: TestClient, v: dict) -> tuple[dict, int]:
 @pytest.mark.parametrize("seed,role", [(3, "declare"), (22, "defend"), (7, "defend")])
 def test_no_response_names_a_card_the_seat_cannot_see(seed: int, role: str) -> None:
     """Every response of a whole deal is searched for card names; each must be one the
-    person's seat has seen by then (its observation, accumulated over the deal)."""
+    person's seat has seen by then (its observation, accumulated over the deal). Once the
+    deal is over the whole deal is shown (every hand as dealt, the skat)."""
     with _client(rules=KONTRA) as c:
         seen: set[str] = set()
         checked = [0]
@@ -193,12 +196,18 @@ def test_no_response_names_a_card_the_seat_cannot_see(seed: int, role: str) -> N
             game = _game(c)
             seen.update(visible_cards(game.state.observation(game.seat)))
             named = cards_in(r.text)
+            view = r.json().get("view")
+            if view is not None and view["over"]:
+                assert len(named) == 32 and sorted(sum(view["deal"]["hands"], view["deal"]["skat"])) == sorted(
+                    game.state.deal.hands[0].to_text().split() + game.state.deal.hands[1].to_text().split()
+                    + game.state.deal.hands[2].to_text().split() + game.state.deal.skat.to_text().split())
+                return
             assert named <= seen, f"response names unseen cards {sorted(named - seen)}: {r.text[:300]}"
             checked[0] += 1
 
         r = c.post("/api/play/new", json={"seat": 0, "seed": seed})
         check(r)
-        assert set(r.json()["view"]["hand"]) == cards_in(r.text)  # the only cards at the start: the hand
+        assert set(r.json()["view"]["hands"][0]) == cards_in(r.text)  # the only cards at the start: the hand
         check(c.get("/api/config"))
         v, _ = _play(c, r.json()["view"], role=role, on_response=check)
         check(c.get("/api/play"))
@@ -210,7 +219,7 @@ def test_no_response_names_a_card_the_seat_cannot_see(seed: int, role: str) -> N
         skat = set(CardSet.from_mask(state.skat_mask()).to_text().split())  # the discards, or the untouched skat
         if state.declarer == 0:
             assert skat <= seen
-        else:  # a defender never sees them, and no response named them
+        else:  # a defender never sees them, and no response before the end named them
             assert state.declarer is not None and not skat & seen
 
 
@@ -228,8 +237,8 @@ def test_the_others_discards_are_hidden_and_the_found_skat_shown_to_the_declarer
             v = (c.post("/api/play/act", json={"action": choose(v)}) if v["your_turn"]
                  else c.post("/api/play/advance", json={})).json()["view"]
         game = _game(c)
-        assert sorted(v["skat"]) == sorted(game.state.deal.skat.to_text().split())
-        assert len(v["hand"]) == 12 and v["hand_counts"] == [12, 10, 10]
+        assert sorted(v["skat_found"]) == sorted(game.state.deal.skat.to_text().split())
+        assert len(v["hands"][0]) == 12 and v["hands"][1:] == [10, 10]
 
 
 def test_next_deal_keeps_the_list_and_rotates_the_seats() -> None:

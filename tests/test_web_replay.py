@@ -157,6 +157,41 @@ def test_null_games_are_judged_by_their_outcome() -> None:
                 assert val == int(solve(child, mode="threshold", threshold="null").declarer_wins)
 
 
+@pytest.mark.parametrize("contract", ["CHZ", "SO", "GO"])
+def test_a_schwarz_goal_is_judged_in_games_not_points(contract: str) -> None:
+    """browser-pass-1, problem 4: schwarz announced (and ouvert, which implies it) was
+    valued 0/1 but labelled as the declarer's card points; the unit is now the goal's."""
+    from skatsim.solver import target_for
+
+    s = to_play(12, 0, contract)
+    while not s.is_terminal():
+        s.apply_action(s.legal_actions()[-1])
+    g = GameMoves.of_state(s)
+    a = analyse(g)
+    assert target_for(contract) == "schwarz" and a["kind"] == "schwarz" and a["unit"] == "games thrown"
+    for step, v in a["steps"].items():
+        assert set(v["values"].values()) <= {0, 1} and v["lost"] in (0, 1) and v["goal"] == "schwarz"
+        assert set(v["shown"].values()) <= {"made", "fails"} and "every trick" in v["legend"]
+        before = g.state(step)
+        for c, val in v["values"].items():  # 1: the declarer still takes every trick after that card
+            from skatsim.cards import parse_card
+
+            child = before.child(parse_card(c))
+            if child.phase == "play":
+                assert val == int(solve(child, mode="threshold", threshold="schwarz").declarer_wins)
+    assert sum(a["lost"]) == sum(v["lost"] for v in a["steps"].values())
+
+
+def test_points_games_keep_card_points_with_their_goal() -> None:
+    s = to_play(12, 0, "CHS")  # schneider announced: card points, against 90
+    while not s.is_terminal():
+        s.apply_action(s.legal_actions()[0])
+    a = analyse(GameMoves.of_state(s))
+    v = next(iter(a["steps"].values()))
+    assert a["kind"] == "points" and a["unit"] == "card points" and v["goal"] == 90 and "90 card points" in v["legend"]
+    assert v["shown"] == {c: str(x) for c, x in v["values"].items()}
+
+
 def test_seat_views_show_only_what_the_seat_knew() -> None:
     g = _game()
     s = g.state()
@@ -170,7 +205,7 @@ def test_seat_views_show_only_what_the_seat_knew() -> None:
             else:
                 assert isinstance(p["hands"][other], int)  # a count, no cards
         if seat != d:
-            assert p["skat"] is None and p["dealt_skat"] is None
+            assert p["skat"] == 2 and p["skat_found"] is None
     every = position(g, first_card + 4, "all")
     assert all(isinstance(h, list) for h in every["hands"]) and len(every["skat"]) == 2
 

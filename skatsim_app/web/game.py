@@ -5,19 +5,21 @@
 requests, validated on the server (:meth:`PlayGame.human_act`), the AIs' from their agents
 (:meth:`PlayGame.ai_step`, one decision per call, run by the server off its event loop).
 
-What reaches the browser is built by :func:`present` from a *snapshot* that holds only
-the person's :meth:`~skatsim.SkatState.observation` (own hand, the skat only when he picked
-it up, his own discards, an ouvert declarer's cards, the tricks and the trick on the
-table) and public facts (who sits where, the calls, the number of cards each holds, the
-settlement). The others' discards appear as "discards a card", never as cards. Cards are
+What reaches the browser is built by :func:`present` from a *snapshot*: the person's
+seat's view of the table (:func:`.table.table_view`, from its
+:meth:`~skatsim.SkatState.observation`: own hand, the skat only when he picked it up, his
+own discards, an ouvert declarer's cards, the tricks and the trick on the table) and public
+facts (who sits where, the calls, the number of cards each holds). The others' discards
+appear as "discards a card", never as cards. Once the deal is over, the settlement, the
+seed and the whole deal as dealt (every hand, the skat, the discards) are added. Cards are
 named by their ids (``"CJ"``, ``"S10"``) everywhere in the JSON, so a test can collect every
 card a response names and compare it with what the observation allows.
 
 >>> from agents import AgentSpec
 >>> g = PlayGame(PlaySettings((AgentSpec("random"), AgentSpec("random")), mode="thread"), seat=0, seed=3)
 >>> v = g.snapshot
->>> v["phase"], v["to_move"], len(v["hand"]), v["your_turn"]
-('bidding', 1, 10, False)
+>>> v["phase"], v["to_move"], len(v["hands"][0]), v["hands"][1], v["your_turn"]
+('bidding', 1, 10, 10, False)
 >>> events = g.ai_step()                      # middlehand (a random AI) speaks first
 >>> [e["seat"] for e in events]
 [1]
@@ -31,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents import AgentSpec, Table
-from agents.players.human import explain_result, sort_cards
 from skatsim._random import to_seed
 from skatsim.actions import (BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, RE, action_to_string,
                              string_to_action)
@@ -43,6 +44,8 @@ from skatsim.state import SEAT_NAMES, SkatState
 
 from .names import card_label, check_deck, contract_label, deck_text, game_label
 from .offer import Opponent, clip, excerpt
+from .settle import explain, forfeit_text
+from .table import dealt_view, table_view
 from .seats import make_seat_agent
 
 __all__ = ["PlaySettings", "PlayGame", "PlayError", "present", "DEFAULT_OPPONENTS"]
@@ -237,71 +240,44 @@ class PlayGame:
 
     def _build(self) -> dict[str, Any]:
         st, me = self.state, self.seat
-        obs = st.observation(me)
         over = self.over
-        game = obs.game_type
-        hand = [card_name(c) for c in sort_cards(obs.hand.mask, game)]
-        played = [0, 0, 0]
-        for leader, cards, _ in obs.tricks:
-            for k in range(len(cards)):
-                played[(leader + k) % 3] += 1
-        if obs.current_trick:
-            for k in range(len(obs.current_trick)):
-                played[(obs.trick_leader + k) % 3] += 1
-        counts = []
-        for s in range(3):
-            n = 10 - played[s]
-            if s == obs.declarer and obs.skat_picked_up:
-                n += 2 - sum(1 for e in self.events if e["kind"] == "discard" and e["seat"] == s)
-            counts.append(len(hand) if s == me else n)
-        view: dict[str, Any] = {
+        view = table_view(st, me)  # the person's seat's view of the table (the replay's builder too)
+        view.update({
             # the seed rebuilds every hand and the skat: sent once the deal is over (as a str:
             # JS numbers hold 53 bits)
             "deal_no": self.deal_no, "deal_seed": str(self.deal_seed) if over else None, "seat": me,
-            "players": list(self.players), "positions": list(SEAT_NAMES),
-            "rules": {"kontra": st.rules.kontra, "ramsch": st.rules.ramsch},
-            "n": len(st.history()), "phase": obs.phase, "to_move": None if over else obs.to_move,
-            "your_turn": (not over) and obs.to_move == me, "over": over,
-            "hand": hand, "hand_counts": counts,
-            "legal": [action_to_string(a) for a in obs.legal_actions] if not over else [],
-            "bids": [[s, t] for s, t in obs.bids], "bid": obs.bid, "passed": list(obs.passed),
-            "declarer": obs.declarer, "contract": obs.contract, "game_type": game,
-            "skat_picked_up": obs.skat_picked_up,
-            "skat_lying": obs.phase in ("bidding", "skat") and not over,
-            "skat": [card_name(c) for c in sort_cards(obs.skat.mask)] if obs.skat is not None else None,
-            "discard": [card_name(c) for c in sort_cards(obs.discard.mask, game)] if obs.discard is not None else None,
-            "ouvert_hand": ([card_name(c) for c in sort_cards(obs.ouvert_hand.mask, game)]
-                            if obs.ouvert_hand is not None and obs.declarer != me else None),
-            "kontra": [[s, t] for s, t in obs.kontra],
-            "tricks": [{"leader": ld, "cards": [card_name(c) for c in cards], "winner": w,
-                        "points": int(card_points(sum(1 << c for c in cards)))} for ld, cards, w in obs.tricks],
-            "trick": {"leader": obs.trick_leader, "cards": [card_name(c) for c in obs.current_trick]},
-            "points": list(obs.points), "tricks_won": list(obs.tricks_won),
-            "events": list(self.events), "result": None,
-        }
-        if over:
+            "players": list(self.players), "rules": {"kontra": st.rules.kontra, "ramsch": st.rules.ramsch},
+            "n": len(st.history()), "to_move": None if over else view["to_move"], "over": over,
+            "your_turn": (not over) and view["to_move"] == me,
+            "legal": [action_to_string(a) for a in st.observation(me).legal_actions] if not over else [],
+            "events": list(self.events), "result": None, "deal": None, "names": self.names(),
+        })
+        if over:  # the deal is over: every hand as dealt, the skat and the discards are shown
             view["result"] = self._result()
+            view["deal"] = dealt_view(st)
         return view
+
+    def names(self) -> list[str]:
+        """The seats as the table names them: "You", "pimc (left)", "rule_based (right)"."""
+        me = self.seat
+        return ["You" if s == me else f"{self.players[s]} ({'left' if s == (me + 1) % 3 else 'right'})"
+                for s in range(3)]
 
     def _result(self) -> dict[str, Any]:
         r = self.table.result
         d = r.to_dict()
-        d.pop("rules", None)
         out: dict[str, Any] = {k: d[k] for k in ("contract", "bid", "declarer", "won", "declarer_points",
                                                   "declarer_tricks", "matadors", "multiplier", "game_value",
                                                   "overbid", "charged_value", "list_score", "schneider", "schwarz",
                                                   "kontra", "scores", "seeger_fabian", "passed_in", "ramsch",
                                                   "card_points")}
+        # the words are made in French; present() gives them the deck's names
         if self.table.forfeit is not None:
-            errs = "; ".join(str(e) for e in self.table.errors)
-            out["explanation"] = ("The game was stopped: " + errs + ". By the rules for a failing player "
-                                  "(ISkO 4.1.4/4.1.5) it is settled at the simple level: " + r.summary() + ". "
-                                  "Seeger-Fabian points: " + ", ".join(
-                                      f"{'you' if s == self.seat else f'seat {s}'} {r.seeger_fabian[s]:+d}"
-                                      for s in range(3)) + ".")
+            out["explanation"] = forfeit_text(r, "; ".join(str(e) for e in self.table.errors), self.names(),
+                                              "french")
             out["forfeit"] = True
         else:
-            out["explanation"] = explain_result(self.state, self.seat)
+            out["explanation"] = explain(self.state, self.names(), "french")
             out["forfeit"] = False
         out["verdict_available"] = bool(self.state.is_terminal() and not r.passed_in and not r.ramsch)
         return out
@@ -342,10 +318,7 @@ def _illegal_reason(action: int, obs: Any) -> str:
 
 
 def _who(view: dict[str, Any], seat: int) -> str:
-    if seat == view["seat"]:
-        return "You"
-    side = "left" if seat == (view["seat"] + 1) % 3 else "right"
-    return f"{view['players'][seat]} ({side})"
+    return str(view["names"][seat])
 
 
 def _event_text(view: dict[str, Any], ev: dict[str, Any], deck: str) -> str:
@@ -422,11 +395,10 @@ def present(view: dict[str, Any], deck: str) -> dict[str, Any]:
     out["log"] = [_event_text(view, e, deck) for e in view["events"]]
     out["contract_label"] = contract_label(view["contract"], deck) if view["contract"] else None
     out["game_label"] = game_label(view["game_type"], deck) if view["game_type"] is not None else None
-    out["names"] = [_who(view, s) for s in range(3)]
     if view["result"] is not None:
         res = dict(view["result"])
         res["explanation"] = deck_text(res["explanation"], deck)
-        if res.get("contract"):
-            res["contract_label"] = contract_label(res["contract"], deck)
+        res["contract_label"] = contract_label(res["contract"] if res["declarer"] is not None or res["passed_in"]
+                                               else "R", deck)
         out["result"] = res
     return out

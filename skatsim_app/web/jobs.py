@@ -8,8 +8,8 @@ position of a game).
 
 >>> from agents import play_game
 >>> rec = play_game(["rule_based"] * 3, seed=9).to_record()
->>> verdict(rec).startswith("Open-hand solver:")
-True
+>>> sorted(verdict(rec))
+['best', 'contract', 'wins', 'won']
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ from .replay import GameMoves, analyse, card_values
 __all__ = ["verdict", "values", "analysis", "call"]
 
 
-def verdict(record: dict[str, Any]) -> str:
-    """:func:`agents.players.human.solver_verdict` of a finished game given as its record."""
-    from agents.players.human import solver_verdict
+def verdict(record: dict[str, Any]) -> dict[str, Any] | None:
+    """:func:`~skatsim_app.web.settle.verdict` of a finished game given as its record."""
     from skatsim.state import SkatState
 
-    return solver_verdict(SkatState.from_record(record))
+    from .settle import verdict as judge
+
+    return judge(SkatState.from_record(record))
 
 
 def values(moves: GameMoves, step: int) -> dict[str, Any] | None:

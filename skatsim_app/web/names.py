@@ -1,8 +1,10 @@
 """What the browser table calls cards and contracts, for each deck style.
 
-Two deck styles: ``"german"`` (German suits, the Prague pattern: Eichel, Grün, Herz,
-Schellen; Unter, Ober, König, Daus) and ``"french"`` (clubs, spades, hearts, diamonds;
-jack, queen, king, ace). Card ids and contract tokens stay those of :mod:`skatsim`
+Three deck styles: ``"german"`` (German suits, the Prague pattern: Eichel, Grün, Herz,
+Schellen; Unter, Ober, König, Daus), ``"french"`` (clubs, spades, hearts, diamonds; jack,
+queen, king, ace; black and red) and ``"french4"`` (the same in four colours, as the Skat
+tournament deck and online Skat: clubs black, spades green, hearts red, diamonds orange).
+Card ids and contract tokens stay those of :mod:`skatsim`
 (``CJ``, ``S10``, ``GH``); only the words shown change, and they are made here, in Python,
 so the page shows the same names in every screen.
 
@@ -12,8 +14,8 @@ so the page shows the same names in every screen.
 ('10', 'D', 'A')
 >>> contract_label("CHS", "german"), contract_label("CHS", "french")
 ('Eichel hand, schneider announced', 'Clubs hand, schneider announced')
->>> contract_label("NO", "german"), contract_label("G", "french")
-('Null ouvert', 'Grand')
+>>> contract_label("NO", "german"), contract_label("G", "french"), contract_label("passed", "german")
+('Null ouvert', 'Grand', 'passed in')
 >>> deck_text("Seat 1 played spades; the jacks count.", "german")
 'Seat 1 played Grün; the Unter count.'
 """
@@ -24,29 +26,33 @@ import re
 
 from skatsim.cards import card_rank, card_suit, parse_card
 from skatsim.contracts import Contract
+from skatsim.rules import GAME_NAMES, RAMSCH
 
 __all__ = ["DECKS", "SUIT_NAMES", "RANK_NAMES", "RANK_INDEX", "card_label", "card_index", "suit_name",
            "contract_label", "game_label", "deck_text", "check_deck"]
 
 #: The deck styles the table draws.
-DECKS = ("german", "french")
+DECKS = ("german", "french", "french4")
+#: Which words each deck style uses (the four-colour deck is French in its names).
+_WORDS = {"german": "german", "french": "french", "french4": "french"}
 
 #: Suit names by suit id (0 diamonds, 1 hearts, 2 spades, 3 clubs).
-SUIT_NAMES = {
+SUIT_NAMES: dict[str, tuple[str, ...]] = {
     "german": ("Schellen", "Herz", "Grün", "Eichel"),
     "french": ("Diamonds", "Hearts", "Spades", "Clubs"),
 }
 #: Rank names by rank id (7 8 9 Q K 10 A J).
-RANK_NAMES = {
+RANK_NAMES: dict[str, tuple[str, ...]] = {
     "german": ("7", "8", "9", "Ober", "König", "10", "Daus", "Unter"),
     "french": ("7", "8", "9", "Queen", "King", "10", "Ace", "Jack"),
 }
 #: The corner index printed on a card, by rank id.
-RANK_INDEX = {
+RANK_INDEX: dict[str, tuple[str, ...]] = {
     "german": ("7", "8", "9", "O", "K", "10", "D", "U"),
     "french": ("7", "8", "9", "Q", "K", "10", "A", "J"),
 }
-_GAME_WORDS = ("diamonds", "hearts", "spades", "clubs", "grand", "null")
+SUIT_NAMES["french4"], RANK_NAMES["french4"], RANK_INDEX["french4"] = (
+    SUIT_NAMES["french"], RANK_NAMES["french"], RANK_INDEX["french"])
 
 
 def check_deck(deck: str) -> str:
@@ -82,15 +88,19 @@ def game_label(game: int, deck: str) -> str:
     check_deck(deck)
     if game < 4:
         return SUIT_NAMES[deck][game]
-    return ("Grand", "Null", "Ramsch")[game - 4]
+    return GAME_NAMES[game].capitalize()
 
 
-def contract_label(token: str | Contract, deck: str) -> str:
-    """A contract (ISS token) in words, the game named as the deck names it."""
+def contract_label(token: str | Contract | None, deck: str) -> str:
+    """A contract (ISS token) in words, the game named as the deck names it; also the deals
+    without one: ``"passed"`` (or ``None``: passed in) and ``"R"`` (Ramsch)."""
+    if token is None or token == "passed":
+        return "passed in"
+    if token == "R":
+        return game_label(RAMSCH, deck)
     c = token if isinstance(token, Contract) else Contract.parse(token)
     words = c.describe()
-    head = _GAME_WORDS[c.game]
-    return game_label(c.game, deck) + words[len(head):]
+    return game_label(c.game, deck) + words[len(GAME_NAMES[c.game]):]
 
 
 _WORD_MAP = {"diamonds": "Schellen", "hearts": "Herz", "spades": "Grün", "clubs": "Eichel",
@@ -100,8 +110,8 @@ _WORD_RE = re.compile(r"\b(" + "|".join(sorted(_WORD_MAP, key=len, reverse=True)
 
 
 def deck_text(text: str, deck: str) -> str:
-    """A text of the rules core (e.g. :func:`agents.players.human.explain_result`) with the suit and
+    """A text in French suit words (e.g. :func:`.settle.explain`'s) with the suit and
     jack words of the German deck when ``deck`` is ``"german"`` (unchanged for French)."""
-    if check_deck(deck) == "french":
+    if _WORDS[check_deck(deck)] == "french":
         return text
     return _WORD_RE.sub(lambda m: _WORD_MAP[m.group(1)], text)

@@ -45,12 +45,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from skatsim.actions import BID_BASE, DECLARE_BASE, HAND, HOLD, KONTRA, PASS, PICKUP, action_to_string
-from skatsim.cards import CardSet, card_name, card_points
+from skatsim.cards import CardSet, card_name
 from skatsim.deal import Deal
 from skatsim.options import SkatRules
 from skatsim.state import SEAT_NAMES, SkatState
 
 from .names import card_label, contract_label
+from .table import table_view
 
 __all__ = ["GameMoves", "Source", "SourceError", "open_source", "position", "card_values", "analyse",
            "move_label", "move_entries", "replay_tournament_game", "replay_simulation_game", "DEFAULT_LIMIT"]
@@ -126,6 +127,10 @@ def move_label(seat: int, phase: str, action: int, players: list[str], deck: str
     return f"{who} says {action_to_string(action).capitalize()}"
 
 
+#: The phases whose decisions the analysis board judges by an agent's values (the card play
+#: is judged by the open-hand solver).
+_DECISIONS = ("bidding", "skat", "discard", "declare", "kontra")
+
 #: What a move of each phase is called when the seat of a view does not know it yet.
 _TO_COME = {"bidding": "bids", "skat": "picks up or plays hand", "discard": "discards", "declare": "declares",
             "kontra": "Kontra or Re", "play": "plays a card"}
@@ -148,7 +153,8 @@ def move_entries(g: "GameMoves", players: list[str], deck: str, view: str | int 
         else:
             label = f"{who} discards a card" if n < step else f"{who} {_TO_COME[phase]}"
         out.append({"n": n, "seat": seat, "phase": phase, "card": phase == "play",
-                    "action": action_to_string(a) if known else None, "label": label})
+                    "decision": phase in _DECISIONS, "action": action_to_string(a) if known else None,
+                    "label": label})
         s.apply_action(a)
     return out
 
@@ -156,64 +162,22 @@ def move_entries(g: "GameMoves", players: list[str], deck: str, view: str | int 
 # ----------------------------------------------------------------------------- positions
 
 
-def _names(mask: int, game: int | None) -> list[str]:
-    from agents.players.human import sort_cards
-
-    return [card_name(c) for c in sort_cards(mask, game)]
-
-
 def position(g: GameMoves, step: int, view: str | int = "all", players: list[str] | None = None,
              deck: str = "german") -> dict[str, Any]:
-    """The table after ``step`` moves: ``view="all"`` shows every card, a seat 0..2 only what
-    that seat knew then (its observation: the others' hands as counts, the skat only to a
-    declarer who picked it up, an ouvert hand). ``moves``:
+    """The table after ``step`` moves as ``view`` sees it (:func:`.table.table_view`):
+    ``"all"`` every card, a seat 0..2 only what that seat knew then (its observation: the
+    others' hands as counts, the skat only as far as it saw it, an ouvert hand). ``moves``:
     the move list as that view knows it (:func:`move_entries`), ``next`` the next move's
     label (``None`` at the end)."""
     if not 0 <= step <= len(g.actions):
         raise ValueError(f"step must be 0..{len(g.actions)}, got {step}")
-    s = g.state(step)
-    if step == len(g.actions):
-        s = g.state()
-    game = s.game_type
-    obs = [s.observation(p) for p in range(3)]
-    hands: list[Any] = []
-    for p in range(3):
-        if view == "all" or view == p:
-            hands.append(_names(s.hand_mask(p), game))
-        elif obs[view].ouvert_hand is not None and p == s.declarer:  # type: ignore[index]
-            hands.append(_names(obs[view].ouvert_hand.mask, game))  # type: ignore[index]
-        else:
-            hands.append(len(_names(s.hand_mask(p), game)))
-    skat: list[str] | None
-    dealt_skat: list[str] | None
-    if view == "all":
-        skat = _names(s.skat_mask(), game)
-        dealt_skat = _names(g.skat, None)
-    else:
-        me = obs[int(view)]
-        skat = _names(me.skat.mask, None) if me.skat is not None else None
-        if me.discard is not None:
-            skat = _names(me.discard.mask, game)
-        dealt_skat = _names(me.skat.mask, None) if me.skat is not None else None
-    c = s.contract
-    cur = s.current_trick() if s.phase == "play" else []
-    tricks = s.tricks()
-    out = {
-        "step": step, "n_moves": len(g.actions), "phase": s.phase,
-        "to_move": None if s.is_terminal() or step == len(g.actions) else s.current_player(),
-        "view": view, "hands": hands, "skat": skat, "dealt_skat": dealt_skat,
-        "declarer": s.declarer, "bid": s.bid, "contract": c.to_text() if c else None,
-        "game_type": game, "skat_picked_up": s.skat_picked_up,
-        "bids": [[p, action_to_string(a)] for p, a in s.bidding_history()],
-        "kontra": [[p, action_to_string(a)] for p, a, ph in s.phase_history() if ph == "kontra"],
-        "trick": {"leader": s.trick_leader() if s.phase == "play" else None, "cards": [card_name(x) for x in cur]},
-        "tricks": [{"leader": ld, "cards": [card_name(x) for x in cards], "winner": w,
-                    "points": int(card_points(sum(1 << x for x in cards)))} for ld, cards, w in tricks],
-        "points": s.points(), "tricks_won": s.tricks_won(),
-    }
+    end = step == len(g.actions)
+    out = table_view(g.state() if end else g.state(step), view)
     moves = move_entries(g, players or ["?", "?", "?"], deck, view, step)
-    out["moves"] = moves
-    out["next"] = moves[step]["label"] if step < len(moves) else None
+    out.update({"step": step, "n_moves": len(g.actions), "moves": moves,
+                "next": None if end else moves[step]["label"]})
+    if end:
+        out["to_move"] = None
     return out
 
 
@@ -232,16 +196,35 @@ def _solver() -> Any:
     return _SOLVER
 
 
+#: What the solver's values mean for each kind of goal: the unit of "lost", and the words.
+UNITS = {
+    "points": {"unit": "card points", "legend": "Values: the declarer's card points at the end, with best play by "
+               "everybody after each card (goal: {goal})."},
+    "schwarz": {"unit": "games thrown", "legend": "The goal is every trick (schwarz announced or ouvert): made / "
+                "fails says whether the declarer still takes every trick with best play after each card. "
+                "A mistake throws the game (1)."},
+    "null": {"unit": "games thrown", "legend": "Null: made / fails says whether the declarer still takes no trick "
+             "with best play after each card. A mistake throws the game (1)."},
+}
+
+
 def card_values(g: GameMoves, step: int, solver: Any = None) -> dict[str, Any] | None:
     """The solver's verdict on the card decision before move ``step`` (``None`` when that
     move is not a card play, or in Ramsch, which the solver does not play).
 
-    Returns ``mover``, ``declarer``, ``kind`` (``"points"``: values are the declarer's final
-    card points with best play after each card; ``"null"``: 1 if the declarer still takes
-    no trick, else 0), ``values`` (card -> value), ``best`` (the best value for the mover's
-    side), ``played``, ``lost`` (what the card played gave away against the best one, from
-    the mover's side: points, or 1 = the game's outcome) and ``best_cards``.
+    The values are in the terms of the contract's goal (:func:`skatsim.solver.target_for`):
+    ``kind`` ``"points"`` (goal 61 or 90 card points): the declarer's final card points with
+    best play after each card; ``"schwarz"`` (schwarz announced, suit or grand ouvert) and
+    ``"null"``: 1 if the declarer still reaches the goal (every trick; no trick), else 0.
+    Returns ``mover``, ``declarer``, ``kind``, ``goal``, ``values`` (card -> value), ``best``
+    (the best value for the mover's side: the declarer wants the most, the defenders the
+    least), ``played``, ``lost`` (what the card played gave away against the best one, from
+    the mover's side, in :data:`UNITS` ``unit``: card points, or 1 game), ``best_cards``,
+    and the words: ``shown`` (card -> the value as shown), ``legend``, ``wants``,
+    ``lost_text``.
     """
+    from skatsim.solver import describe_target, target_for
+
     if not 0 <= step < len(g.actions):
         return None
     s = g.state(step)
@@ -250,26 +233,38 @@ def card_values(g: GameMoves, step: int, solver: Any = None) -> dict[str, Any] |
     solver = solver or _solver()
     c = s.contract
     assert c is not None  # verdicts are asked of declared games
-    if c.is_null:
-        sol = solver.solve(s, mode="threshold", threshold="null", move_values=True)
-        kind = "null"
+    goal = target_for(c)
+    if goal in ("schwarz", "null"):
+        sol = solver.solve(s, mode="threshold", threshold=goal, move_values=True)
+        kind = str(goal)
     else:
-        sol = solver.solve(s, mode="exact", move_values=True)
+        sol = solver.solve(s, mode="exact", threshold=goal, move_values=True)
         kind = "points"
     values = {card_name(k): int(v) for k, v in sorted(sol.move_values.items())}
     mover = s.current_player()
     declarer_side = mover == s.declarer
     best = max(values.values()) if declarer_side else min(values.values())
     played = card_name(g.actions[step])
-    lost = (best - values[played]) if declarer_side else (values[played] - best)
-    return {"step": step, "mover": mover, "declarer": s.declarer, "kind": kind, "values": values, "best": best,
-            "played": played, "lost": int(lost), "best_cards": [k for k, v in values.items() if v == best]}
+    lost = int((best - values[played]) if declarer_side else (values[played] - best))
+    if kind == "points":
+        shown = {k: str(v) for k, v in values.items()}
+        wants = "wants the most points" if declarer_side else "wants the declarer to have the fewest"
+        lost_text = f"{lost} card points lost"
+    else:
+        shown = {k: "made" if v else "fails" for k, v in values.items()}
+        wants = "wants the goal made" if declarer_side else "wants it to fail"
+        lost_text = "the game thrown away"
+    return {"step": step, "mover": mover, "declarer": s.declarer, "kind": kind, "goal": goal, "values": values,
+            "best": best, "played": played, "lost": lost, "best_cards": [k for k, v in values.items() if v == best],
+            "shown": shown, "legend": UNITS[kind]["legend"].format(goal=describe_target(goal)), "wants": wants,
+            "lost_text": lost_text}
 
 
 def analyse(g: GameMoves, solver: Any = None) -> dict[str, Any]:
-    """:func:`card_values` for every card decision of the game, and per seat the points lost
-    against best play (``lost_points``; null: ``lost_games``, decisions that threw the game
-    away) and the decisions that lost something (``mistakes``)."""
+    """:func:`card_values` for every card decision of the game, and per seat what was lost
+    against best play, in the one unit of the game's goal (``unit``: card points, or games
+    thrown where the goal is schwarz or null) and the decisions that lost something
+    (``mistakes``)."""
     solver = solver or _solver()
     steps: dict[int, dict[str, Any]] = {}
     lost = [0, 0, 0]
@@ -283,7 +278,11 @@ def analyse(g: GameMoves, solver: Any = None) -> dict[str, Any]:
         kind = v["kind"]
         lost[v["mover"]] += v["lost"]
         mistakes[v["mover"]] += v["lost"] > 0
-    return {"steps": steps, "kind": kind, "lost": lost, "mistakes": mistakes}
+    unit = UNITS[kind]["unit"] if kind else None
+    note = {"points": "card points given away against the best card, summed over each player's cards",
+            "schwarz": "cards after which the declarer's goal (every trick) changed hands",
+            "null": "cards after which the null game's outcome changed hands"}.get(kind or "", "")
+    return {"steps": steps, "kind": kind, "unit": unit, "note": note, "lost": lost, "mistakes": mistakes}
 
 
 # ----------------------------------------------------------------------------- re-playing
