@@ -97,3 +97,79 @@ def live_server(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+#: JavaScript run in the page: what is wrong with the layout now. Every visible text (each
+#: line box of each text node) and every visible card must lie inside the window, no text
+#: may be drawn over another text or over a card it is not part of, and the page must not
+#: scroll sideways. Content a scroll box scrolls out of view counts as not shown; content a
+#: box with ``overflow: hidden`` cuts off counts as outside (except text an ellipsis ends).
+LAYOUT_JS = r"""
+const vw = window.innerWidth, vh = window.innerHeight, tol = 1;
+const problems = [];
+const shown = (el) => {
+  for (let a = el; a; a = a.parentElement) {
+    const cs = getComputedStyle(a);
+    if (cs.display === "none" || cs.visibility === "hidden" || Number(cs.opacity) === 0) return false;
+  }
+  return el.getClientRects().length > 0;
+};
+const describe = (el) => el.id ? "#" + el.id : (el.className ? el.tagName.toLowerCase() + "." +
+  String(el.className).trim().split(/\s+/).join(".") : el.tagName.toLowerCase());
+const path = (el) => { const out = []; for (let a = el; a && a !== document.body && out.length < 4; a = a.parentElement) out.push(describe(a)); return out.join(" < "); };
+function visible(el, r) {
+  // el: the element whose content the box is (a text's parent: its own overflow clips it)
+  let x0 = r.left, y0 = r.top, x1 = r.right, y1 = r.bottom, cut = false;
+  for (let a = el; a && a !== document.documentElement; a = a.parentElement) {
+    const cs = getComputedStyle(a);
+    if (cs.overflowX !== "visible" || cs.overflowY !== "visible") {
+      const ar = a.getBoundingClientRect();
+      const scrolls = /auto|scroll/.test(cs.overflowX + cs.overflowY);
+      const ellipsis = cs.textOverflow === "ellipsis";
+      if (!scrolls && !ellipsis && (x0 < ar.left - tol || y0 < ar.top - tol || x1 > ar.right + tol || y1 > ar.bottom + tol)) cut = a;
+      x0 = Math.max(x0, ar.left); y0 = Math.max(y0, ar.top); x1 = Math.min(x1, ar.right); y1 = Math.min(y1, ar.bottom);
+    }
+  }
+  return { box: x1 - x0 > 1 && y1 - y0 > 1 ? { x0, y0, x1, y1 } : null, cut };
+}
+const texts = [], cards = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+while (walker.nextNode()) {
+  const n = walker.currentNode;
+  const el = n.parentElement;
+  if (!n.textContent.trim() || !el || ["SCRIPT", "STYLE", "OPTION", "TITLE"].includes(el.tagName) || !shown(el)) continue;
+  const range = document.createRange();
+  range.selectNodeContents(n);
+  for (const r of range.getClientRects()) {
+    if (r.width < 1 || r.height < 1) continue;
+    const v = visible(el, r);
+    const what = `text ${JSON.stringify(n.textContent.trim().slice(0, 40))} in ${path(el)}`;
+    if (v.cut) problems.push(`${what} is cut off by ${describe(v.cut)}`);
+    if (v.box) texts.push({ el, node: n, b: v.box, what });
+  }
+}
+document.querySelectorAll(".card img").forEach((img) => {
+  if (!shown(img)) return;
+  const v = visible(img.parentElement, img.getBoundingClientRect());
+  const what = `card ${img.alt} in ${path(img.parentElement)}`;
+  if (v.cut) problems.push(`${what} is cut off by ${describe(v.cut)}`);
+  if (v.box) cards.push({ el: img.parentElement, b: v.box, what });
+});
+for (const t of [...texts, ...cards]) {
+  const b = t.b;
+  if (b.x0 < -tol || b.y0 < -tol || b.x1 > vw + tol || b.y1 > vh + tol)
+    problems.push(`${t.what} is outside the window (${Math.round(b.x0)},${Math.round(b.y0)}-${Math.round(b.x1)},${Math.round(b.y1)} of ${vw}x${vh})`);
+}
+const overlap = (a, b) => Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) > 2 && Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 2;
+for (let i = 0; i < texts.length; i++) {
+  for (let j = i + 1; j < texts.length; j++) {
+    if (texts[i].node !== texts[j].node && overlap(texts[i].b, texts[j].b)) problems.push(`${texts[i].what} overlaps ${texts[j].what}`);
+  }
+  for (const c of cards) {
+    if (!c.el.contains(texts[i].el) && overlap(texts[i].b, c.b)) problems.push(`${texts[i].what} is drawn over ${c.what}`);
+  }
+}
+const se = document.scrollingElement;
+if (se.scrollWidth > vw + tol) problems.push(`the page scrolls sideways (${se.scrollWidth} > ${vw})`);
+return { problems: problems.slice(0, 20), texts: texts.length, cards: cards.length };
+"""

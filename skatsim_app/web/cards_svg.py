@@ -1,17 +1,21 @@
-"""Our own card drawings as SVG: German suits (Prague pattern's spirit) and French suits.
+"""Our own card drawings as SVG: German suits (Prague pattern's spirit) and French suits,
+in two colours and in four.
 
 Every card is drawn here from plain shapes (no fetched art): the suit symbols (acorn,
 leaf, heart, bell for the German deck; club, spade, heart, diamond for the French one),
 pip layouts for 7 to 10, the two-pip Daus of the German deck, and a full-length figure for
 Unter/Ober/König (jack/queen/king) in the single-figure style of the Bohemian cards. The
+corner index is large (a third of the card's width: the rank letter in its suit's colour,
+the suit sign below it), so a fanned card is read by its corner at hand size
+(:data:`SUIT_COLOURS`; the four-colour deck ``french4`` is the Skat tournament deck's). The
 files in ``static/cards/`` are the output of :func:`write_cards`; a test checks that they
 are up to date (``python -m skatsim_app.web.cards_svg`` rewrites them).
 
 >>> svg = card_svg("CJ", "german")
 >>> svg.startswith("<svg") and ">U<" in svg and "acorn" in svg
 True
->>> len(all_cards()), ("", "back") in all_cards()      # 2 decks x 32 cards and the back
-(65, True)
+>>> len(all_cards()), ("", "back") in all_cards()      # 3 decks x 32 cards and the back
+(97, True)
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from skatsim.cards import ACE, JACK, KING, QUEEN, card_name, card_rank, card_sui
 
 from .names import DECKS, RANK_INDEX
 
-__all__ = ["W", "H", "card_svg", "back_svg", "all_cards", "write_cards", "CARDS_DIR"]
+__all__ = ["W", "H", "card_svg", "back_svg", "all_cards", "write_cards", "CARDS_DIR", "SUIT_COLOURS"]
 
 #: Card size in SVG units (the 2:3 shape of a Skat card).
 W, H = 240, 360
@@ -118,24 +122,43 @@ def _bell() -> str:
     return f'<g class="bell">{loop}{body}{band}{slit}{shine}</g>'
 
 
-def _club() -> str:
-    return ('<g class="club" fill="#161616"><circle cx="0" cy="-22" r="19"/><circle cx="-22" cy="8" r="19"/>'
+def _club(fill: str) -> str:
+    return (f'<g class="club" fill="{fill}"><circle cx="0" cy="-22" r="19"/><circle cx="-22" cy="8" r="19"/>'
             '<circle cx="22" cy="8" r="19"/><path d="M-5,0 L5,0 L12,46 L-12,46 Z"/></g>')
 
 
-def _spade() -> str:
-    return ('<g class="spade" fill="#161616"><path d="M0,-48 C-20,-22 -46,-8 -46,14 C-46,30 -34,38 -22,38 '
+def _spade(fill: str) -> str:
+    return (f'<g class="spade" fill="{fill}"><path d="M0,-48 C-20,-22 -46,-8 -46,14 C-46,30 -34,38 -22,38 '
             'C-12,38 -5,32 -3,26 L-10,46 L10,46 L3,26 C5,32 12,38 22,38 C34,38 46,30 46,14 C46,-8 20,-22 0,-48 Z"/></g>')
 
 
-def _diamond() -> str:
-    return '<g class="diamond"><path d="M0,-48 L36,0 L0,48 L-36,0 Z" fill="#d3202e" stroke="#a3141f" stroke-width="2"/></g>'
+def _diamond(fill: str) -> str:
+    return (f'<g class="diamond"><path d="M0,-48 L36,0 L0,48 L-36,0 Z" fill="{fill}" stroke="{_darker(fill)}" '
+            'stroke-width="2"/></g>')
+
+
+def _darker(colour: str) -> str:
+    r, g, b = (int(colour[k:k + 2], 16) for k in (1, 3, 5))
+    return "#{:02x}{:02x}{:02x}".format(*(int(v * 0.7) for v in (r, g, b)))
+
+
+#: The colour of each suit (D H S C) per deck style: its pips and its corner index. The
+#: four-colour deck follows the Skat tournament deck (and online Skat): clubs black, spades
+#: green, hearts red, diamonds orange, the colours of the German suits it stands for.
+SUIT_COLOURS = {
+    "german": ("#c77700", "#c0172a", "#1f7a2e", "#5a3a12"),
+    "french": ("#d3202e", "#d3202e", "#161616", "#161616"),
+    "french4": ("#e07b00", "#d3202e", "#178a3a", "#161616"),
+}
 
 
 def _symbol(deck: str, suit: int) -> str:
     if deck == "german":
         return (_bell, lambda: _heart(False), _leaf, _acorn)[suit]()
-    return (_diamond, lambda: _heart(True), _spade, _club)[suit]()
+    fill = SUIT_COLOURS[deck][suit]
+    if suit == 1:
+        return _heart(True).replace('fill="#d3202e"', f'fill="{fill}"')
+    return (_diamond, None, _spade, _club)[suit](fill)  # type: ignore[misc]
 
 
 def _place(sym: str, x: float, y: float, scale: float, rotate: bool = False) -> str:
@@ -144,7 +167,8 @@ def _place(sym: str, x: float, y: float, scale: float, rotate: bool = False) -> 
 
 
 # ----------------------------------------------------------------------------- layouts
-_L, _C, _R = 74, 120, 166
+# pips keep clear of the corner indices (x < 64 top left, x > 176 bottom right)
+_L, _C, _R = 86, 120, 154
 _ROWS4 = (84, 148, 212, 276)
 _PIPS = {
     0: [(_L, 84), (_R, 84), (_C, 132), (_L, 180), (_R, 180), (_L, 276), (_R, 276)],            # 7
@@ -157,25 +181,29 @@ _PIPS = {
 _DRESS = {
     "german": ("#c8841c", "#b3202c", "#2f7a3a", "#2f5d8c"),
     "french": ("#b3202c", "#b3202c", "#2f4d7a", "#2f4d7a"),
+    "french4": ("#e07b00", "#b3202c", "#2f7a3a", "#2f4d7a"),
 }
 _TRIM = {
     "german": ("#2f5d8c", "#f1c232", "#b3202c", "#f1c232"),
     "french": ("#f1c232", "#2f4d7a", "#f1c232", "#b3202c"),
+    "french4": ("#2f4d7a", "#2f4d7a", "#f1c232", "#b3202c"),
 }
 
 
-def _index(deck: str, suit: int, rank: int, red: bool) -> str:
-    """The two corner indices: rank letter (or number) and a small suit symbol."""
+def _index(deck: str, suit: int, rank: int) -> str:
+    """The two corner indices, large enough to read on a fanned card at hand size: the rank
+    (U O K D / J Q K A or the number) in the suit's colour and the suit sign below it."""
     txt = RANK_INDEX[deck][rank]
-    color = "#b3141f" if red else "#1b1b1b"
-    if deck == "german":
-        color = _INK
-    size = 40 if len(txt) == 1 else 34
-    sym = _symbol(deck, suit)
-    one = (f'<text x="26" y="50" text-anchor="middle" font-family="DejaVu Serif, Georgia, serif" '
-           f'font-weight="bold" font-size="{size}" fill="{color}">{txt}</text>'
-           + _place(sym, 26, 78, 0.27))
+    color = SUIT_COLOURS[deck][suit]
+    fit = ' textLength="54" lengthAdjust="spacingAndGlyphs"' if len(txt) > 1 else ""
+    one = (f'<rect x="5" y="8" width="60" height="140" rx="8" fill="{_PAPER[deck]}" opacity="0.9"/>'
+           f'<text x="35" y="66" text-anchor="middle" font-family="DejaVu Sans, Arial, sans-serif" '
+           f'font-weight="bold" font-size="64" fill="{color}"{fit}>{txt}</text>'
+           + _place(_symbol(deck, suit), 35, 110, 0.58))
     return f'<g class="index">{one}</g><g class="index" transform="rotate(180 {W / 2:g} {H / 2:g})">{one}</g>'
+
+
+_PAPER = {"german": "#fffaf0", "french": "#ffffff", "french4": "#ffffff"}
 
 
 def _figure(deck: str, suit: int, rank: int) -> str:
@@ -183,7 +211,7 @@ def _figure(deck: str, suit: int, rank: int) -> str:
     dress, trim = _DRESS[deck][suit], _TRIM[deck][suit]
     skin, hair = "#f3cfa6", "#6b4a2a"
     parts = []
-    queen = deck == "french" and rank == QUEEN
+    queen = deck != "german" and rank == QUEEN
     king = rank == KING
     # legs and shoes (a queen wears a long gown instead)
     if not queen:
@@ -273,9 +301,8 @@ def card_svg(card: int | str, deck: str) -> str:
 
     c = parse_card(card) if isinstance(card, str) else int(card)
     suit, rank = card_suit(c), card_rank(c)
-    red = suit in (0, 1)
     name = card_name(c)
-    paper = "#fffaf0" if deck == "german" else "#ffffff"
+    paper = _PAPER[deck]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" '
            f'role="img" aria-label="{name}">',
            f'<rect x="2" y="2" width="{W - 4}" height="{H - 4}" rx="16" fill="{paper}" stroke="#3a3a3a" '
@@ -283,21 +310,22 @@ def card_svg(card: int | str, deck: str) -> str:
     sym = _symbol(deck, suit)
     if rank in (JACK, QUEEN, KING):
         frame = "#f4ead2" if deck == "german" else "#eef1f7"
-        out.append(f'<rect x="50" y="40" width="140" height="280" rx="10" fill="{frame}" stroke="#8a7a5a" '
+        out.append(f'<rect x="64" y="40" width="112" height="280" rx="10" fill="{frame}" stroke="#8a7a5a" '
                    'stroke-width="2"/>')
-        out.append(_figure(deck, suit, rank))
+        out.append(f'<g transform="translate(120 180) scale(0.78 1) translate(-120 -180)">'
+                   f'{_figure(deck, suit, rank)}</g>')
     elif rank == ACE:
         if deck == "german":  # the Daus: two large pips in an ornamental frame
-            out.append('<rect x="50" y="40" width="140" height="280" rx="10" fill="none" stroke="#b89a56" '
+            out.append('<rect x="64" y="40" width="112" height="280" rx="10" fill="none" stroke="#b89a56" '
                        'stroke-width="2.5" stroke-dasharray="10 4"/>')
             out.append(_place(sym, 120, 124, 0.95))
             out.append(_place(sym, 120, 240, 0.95))
         else:
-            out.append(_place(sym, 120, 180, 1.25))
+            out.append(_place(sym, 120, 180, 1.05))
     else:
         for x, y in _PIPS[rank]:
-            out.append(_place(sym, x, y, 0.44, rotate=deck == "french" and y > 180))
-    out.append(_index(deck, suit, rank, red))
+            out.append(_place(sym, x, y, 0.38, rotate=deck != "german" and y > 180))
+    out.append(_index(deck, suit, rank))
     out.append("</svg>")
     return "".join(out)
 

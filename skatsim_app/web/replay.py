@@ -280,8 +280,10 @@ def analyse(g: GameMoves, solver: Any = None) -> dict[str, Any]:
         mistakes[v["mover"]] += v["lost"] > 0
     unit = UNITS[kind]["unit"] if kind else None
     note = {"points": "card points given away against the best card, summed over each player's cards",
-            "schwarz": "cards after which the declarer's goal (every trick) changed hands",
-            "null": "cards after which the null game's outcome changed hands"}.get(kind or "", "")
+            "schwarz": "cards that threw the game away: before the card the mover's side could still get its "
+                       "outcome (every trick for the declarer, one trick for the defenders), after it not",
+            "null": "cards that threw the game away: before the card the mover's side could still get its "
+                    "outcome (no trick for the declarer, one for the defenders), after it not"}.get(kind or "", "")
     return {"steps": steps, "kind": kind, "unit": unit, "note": note, "lost": lost, "mistakes": mistakes}
 
 

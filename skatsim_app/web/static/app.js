@@ -1,12 +1,15 @@
 // skatsim table: display only. Every rule, every legal move and every word about the game
-// comes from the server (skatsim_app/web/server.py); this file draws it and sends clicks.
+// comes from the server (skatsim_app/web: play_api.py, replay_api.py); this file draws the
+// table view the server sends (table.py builds it, for play and replay alike) and sends clicks.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-const FAST = params.get("fast") === "1";
+const PACES = { slow: 1.6, normal: 1, fast: 0.35, instant: 0.03 };
 const S = {
   config: null, view: null, deck: params.get("deck") || "german", busy: false, selected: [],
+  pace: params.get("fast") === "1" ? "instant" : (localStorage.getItem("skatsim-pace") || "normal"),
+  hint: { on: false, data: null, n: -1, agent: localStorage.getItem("skatsim-hint-agent") || "" },
   r: { source: 0, games: [], game: null, data: null, step: 0, view: "all", analysis: null, token: 0 },
 };
 
@@ -27,7 +30,7 @@ async function api(method, path, body) {
   }
   return { status: r.status, data };
 }
-const sleep = (ms) => new Promise((res) => setTimeout(res, FAST ? Math.min(ms, 40) : ms));
+const sleep = (ms) => new Promise((res) => setTimeout(res, ms * (PACES[S.pace] || 1)));
 const el = (tag, cls, text) => {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -44,7 +47,16 @@ function card(name, opts = {}) {
   if (name) e.dataset.card = name;
   return e;
 }
+/** A seat's cards: a list of card ids face up, or a count face down. */
+function fanInto(box, cards, size) {
+  box.innerHTML = "";
+  if (Array.isArray(cards)) cards.forEach((c) => box.appendChild(card(c, { size })));
+  else for (let i = 0; i < cards; i++) box.appendChild(card(null, { size }));
+  box.classList.toggle("open", Array.isArray(cards));
+}
+const count = (h) => (Array.isArray(h) ? h.length : h);
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+const signed = (x) => (x > 0 ? "+" : "") + x;
 function setError(id, msg) { $(id).textContent = msg || ""; }
 
 // ------------------------------------------------------------------ play: table
@@ -61,70 +73,89 @@ function lastCall(v, seat) {
     const k = v.kontra.filter((b) => b[0] === seat);
     return k.length ? (k[k.length - 1][1] === "pass" ? "—" : cap(k[k.length - 1][1])) : "";
   }
-  if (v.passed.includes(seat) && (v.phase === "skat" || v.phase === "discard" || v.phase === "declare")) return "pass";
+  if (v.passed.includes(seat) && ["skat", "discard", "declare"].includes(v.phase)) return "pass";
   return "";
 }
 
-function renderSeatPanel(node, v, seat) {
+function declarerPoints(v, seat) {
+  // the declarer's card points with the skat where the view knows it (the person's own skat)
+  const skat = v.declarer === seat && v.skat_points !== null && v.skat_points !== undefined ? v.skat_points : 0;
+  return v.points[seat] + skat;
+}
+
+function renderSeat(node, v, seat) {
   node.querySelector(".name").textContent = seat === v.seat ? "You" : v.players[seat];
   node.querySelector(".role").textContent = cap(v.positions[seat]);
-  let badge = "";
-  if (v.declarer === seat) badge = v.contract ? "Declarer" : "won the bidding";
-  node.querySelector(".badge").textContent = badge;
-  const call = lastCall(v, seat);
-  node.querySelector(".bubble").textContent = call === "yes" ? "yes" : call;
-  const showTook = v.phase === "play" || v.over;
-  node.querySelector(".took").textContent = showTook ? `${v.points[seat]} points · ${v.tricks_won[seat]} trick${v.tricks_won[seat] === 1 ? "" : "s"}` : "";
-  node.classList.toggle("to-move", !v.over && v.to_move === seat);
+  node.querySelector(".badge").textContent = v.declarer === seat ? (v.contract ? "Declarer" : "won the bidding") : "";
+  const moving = !v.over && v.to_move === seat;
+  node.querySelector(".turn").textContent = moving ? (seat === v.seat ? "your turn" : "to move") : "";
+  node.querySelector(".bubble").textContent = lastCall(v, seat);
+  const show = v.phase === "play" || v.over;
+  const pts = declarerPoints(v, seat);
+  node.querySelector(".took").textContent = show ? `${pts} points · ${v.tricks_won[seat]} trick` +
+    (v.tricks_won[seat] === 1 ? "" : "s") : "";
+  node.classList.toggle("to-move", moving);
 }
 
 function renderOpp(v, pos) {
   const seat = seatAt(v, pos);
   const node = $(pos === "left" ? "opp-left" : "opp-right");
-  renderSeatPanel(node, v, seat);
-  const fan = node.querySelector(".fan");
-  fan.innerHTML = "";
-  const open = v.ouvert_hand && v.declarer === seat;
-  fan.classList.toggle("open", !!open);
-  if (open) v.ouvert_hand.forEach((c) => fan.appendChild(card(c, { size: "small" })));
-  else for (let i = 0; i < v.hand_counts[seat]; i++) fan.appendChild(card(null, { size: "small" }));
+  renderSeat(node, v, seat);
+  // at the end of a deal every hand is shown as dealt
+  fanInto(node.querySelector(".fan"), v.over && v.deal ? v.deal.hands[seat] : v.hands[seat], "small");
+}
+
+function drawTrick(trickBox, noteBox, tricks, trick, slotOf, label) {
+  trickBox.querySelectorAll(".slot").forEach((s) => (s.innerHTML = ""));
+  let cards = trick.cards, leader = trick.leader, last = false;
+  noteBox.textContent = "";
+  if (!cards.length && tricks.length) {
+    const t = tricks[tricks.length - 1];
+    cards = t.cards; leader = t.leader; last = true;
+    noteBox.textContent = label(t, tricks.length);
+  }
+  trickBox.classList.toggle("last", last);
+  trickBox.classList.toggle("empty", !cards.length);
+  cards.forEach((c, k) => trickBox.querySelector(slotOf((leader + k) % 3)).appendChild(card(c)));
 }
 
 function renderCenter(v) {
   const skat = $("skat");
   skat.innerHTML = "";
-  if (v.skat_lying) {
-    skat.appendChild(el("div", "label", "skat"));
-    skat.appendChild(card(null, { size: "small" }));
-    skat.appendChild(card(null, { size: "small" }));
-  } else if (v.phase === "discard" && v.skat) {
-    skat.appendChild(el("div", "label", "the skat you found"));
-    v.skat.forEach((c) => skat.appendChild(card(c, { size: "small" })));
-  } else if (v.discard && v.phase !== "discard") {
-    skat.appendChild(el("div", "label", "your skat"));
-    v.discard.forEach((c) => skat.appendChild(card(c, { size: "small" })));
+  const skatRow = (label, cards) => {
+    skat.appendChild(el("div", "label", label));
+    fanIntoRow(skat, cards);
+  };
+  if (v.over && v.deal) {
+    const group = (label, cards) => {
+      const g = el("div", "skat-group");
+      g.appendChild(el("div", "label", label));
+      fanIntoRow(g, cards);
+      skat.appendChild(g);
+    };
+    group("the skat", v.deal.skat);
+    if (v.deal.discard) group("discarded", v.deal.discard);
+  } else if (v.skat_lying) {
+    skatRow("skat", 2);
+  } else if (v.phase === "discard" && v.skat_found) {
+    skatRow("the skat you found", v.skat_found);
   }
-  const trick = $("trick");
-  trick.querySelectorAll(".slot").forEach((s) => (s.innerHTML = ""));
-  let cards = v.trick.cards, leader = v.trick.leader, last = false;
-  const note = $("trick-note");
-  note.textContent = "";
-  if (!cards.length && v.tricks.length && (v.phase === "play" || v.over)) {
-    const t = v.tricks[v.tricks.length - 1];
-    cards = t.cards; leader = t.leader; last = true;
-    note.textContent = `last trick: ${t.points} points to ${v.names[t.winner]}`;
+  drawTrick($("trick"), $("trick-note"), v.tricks, v.trick, (s) => ".s-" + posOf(v, s),
+    (t) => `last trick: ${t.points} points to ${v.names[t.winner]}`);
+  if (!(v.phase === "play" || v.over)) { $("trick").classList.add("empty"); $("trick-note").textContent = ""; }
+}
+
+function fanIntoRow(box, cards) {
+  if (Array.isArray(cards)) {
+    cards.forEach((c) => box.appendChild(card(c, { size: "small" })));
+  } else {
+    for (let i = 0; i < cards; i++) box.appendChild(card(null, { size: "small" }));
   }
-  trick.classList.toggle("last", last);
-  cards.forEach((c, k) => {
-    const seat = (leader + k) % 3;
-    trick.querySelector(".s-" + posOf(v, seat)).appendChild(card(c));
-  });
 }
 
 function bidButtons(v, box) {
   const bids = v.choices.filter((c) => c.kind === "bid");
-  const rest = v.choices.filter((c) => c.kind !== "bid");
-  rest.forEach((c) => box.appendChild(choiceButton(c)));
+  v.choices.filter((c) => c.kind !== "bid").forEach((c) => box.appendChild(choiceButton(c)));
   bids.slice(0, 6).forEach((c) => box.appendChild(choiceButton(c)));
   if (bids.length > 6) {
     const sel = el("select", "more");
@@ -139,7 +170,7 @@ function choiceButton(c, text) {
   const b = el("button", "choice", text || c.label);
   b.dataset.action = c.action;
   b.title = c.label;
-  if (c.kind === "hold" || c.kind === "pickup" || c.kind === "kontra" || c.kind === "re") b.classList.add("primary");
+  if (["hold", "pickup", "kontra", "re"].includes(c.kind)) b.classList.add("primary");
   b.onclick = () => act(c.action);
   return b;
 }
@@ -148,8 +179,7 @@ function declareGrid(v, box) {
   const grid = el("div", "declare-grid");
   const cols = ["game", "schneider", "schwarz", "ouvert"];
   grid.appendChild(el("div"));
-  ["game", "schneider announced", "schwarz announced", "ouvert"].forEach((h) => grid.appendChild(el("div", "h", h)));
-  grid.appendChild(el("div"));
+  ["game", "schneider", "schwarz", "ouvert"].forEach((h) => grid.appendChild(el("div", "h", h)));
   for (const g of [3, 2, 1, 0, 4, 5]) {
     const mine = v.choices.filter((c) => c.kind === "declare" && c.game === g);
     if (!mine.length) continue;
@@ -160,7 +190,6 @@ function declareGrid(v, box) {
       if (c) cell.appendChild(choiceButton(c, col === "game" ? (c.level === "hand" ? "hand" : "declare") : col));
       grid.appendChild(cell);
     });
-    grid.appendChild(el("div"));
   }
   box.appendChild(grid);
 }
@@ -168,10 +197,10 @@ function declareGrid(v, box) {
 function renderPrompt(v) {
   const prompt = $("prompt"), box = $("choices");
   box.innerHTML = "";
-  if (v.over) { prompt.textContent = "The deal is over."; return; }
+  prompt.textContent = "";
+  if (v.over) return;
   if (!v.your_turn) {
-    const who = v.to_move === null ? "" : v.names[v.to_move];
-    prompt.textContent = v.thinking || who ? `${who} is thinking …` : "";
+    if (v.to_move !== null) prompt.textContent = `${v.names[v.to_move]} is thinking …`;
     return;
   }
   const ph = v.phase;
@@ -184,41 +213,37 @@ function renderPrompt(v) {
     prompt.textContent = `You won the bidding at ${v.bid}: pick up the skat or play hand?`;
     v.choices.forEach((c) => box.appendChild(choiceButton(c)));
   } else if (ph === "discard") {
-    prompt.textContent = "Choose two cards to put into the skat (the skat you found is in the middle).";
+    prompt.textContent = "Choose two cards to put into the skat.";
     const b = el("button", "primary", "Discard the two cards");
     b.id = "btn-discard";
     b.disabled = S.selected.length !== 2;
     b.onclick = discardSelected;
     box.appendChild(b);
   } else if (ph === "declare") {
-    prompt.textContent = `Declare your game (bid ${v.bid}` + (v.skat_picked_up ? ", skat picked up)" : ", hand)") + ":";
+    prompt.textContent = `Declare your game (bid ${v.bid}` + (v.skat_picked_up ? ", skat picked up):" : ", hand):");
     declareGrid(v, box);
   } else if (ph === "kontra") {
     prompt.textContent = v.choices.some((c) => c.kind === "re") ? "Kontra was said: Re?" : "Say Kontra?";
     v.choices.forEach((c) => box.appendChild(choiceButton(c)));
   } else if (ph === "play") {
-    prompt.textContent = v.trick.cards.length ? "Your card (follow suit; the highlighted cards are legal)." :
-      "Your lead.";
+    prompt.textContent = v.trick.cards.length ? "Your card (the raised cards follow suit)." : "Your lead.";
   }
 }
 
 function renderHand(v) {
   const hand = $("hand");
   hand.innerHTML = "";
+  const cards = v.over && v.deal ? v.deal.hands[v.seat] : v.hands[v.seat];
   const active = v.your_turn && (v.phase === "play" || v.phase === "discard");
   hand.classList.toggle("waiting", !active);
-  S.selected = S.selected.filter((c) => v.hand.includes(c));
-  v.hand.forEach((c) => {
+  S.selected = S.selected.filter((c) => cards.includes(c));
+  cards.forEach((c) => {
     const b = card(c, { button: true });
-    if (active) {
-      if (v.legal_cards.includes(c)) {
-        b.classList.add("legal");
-        b.onclick = () => (v.phase === "discard" ? toggleDiscard(c) : act(c));
-      } else {
-        b.classList.add("illegal");
-        b.disabled = true;
-      }
+    if (active && v.legal_cards.includes(c)) {
+      b.classList.add("legal");
+      b.onclick = () => (v.phase === "discard" ? toggleDiscard(c) : act(c));
     } else {
+      if (active) b.classList.add("illegal");
       b.disabled = true;
     }
     if (S.selected.includes(c)) b.classList.add("selected");
@@ -238,10 +263,11 @@ function renderSide(v) {
   } else if (v.declarer !== null) {
     box.appendChild(el("div", "", `${v.names[v.declarer]} won the bidding at ${v.bid}`));
   } else if (v.game_type === 6) {
-    box.appendChild(el("div", "c-name", "Ramsch"));
+    box.appendChild(el("div", "c-name", v.game_label || "Ramsch"));
   } else {
     box.appendChild(el("div", "", v.bid ? `bidding · ${v.bid}` : "bidding"));
   }
+  if (v.to_move !== null && !v.over) box.appendChild(el("div", "", `to move: ${v.names[v.to_move]}`));
   box.appendChild(el("div", "hint", `deal ${v.deal_no}` + (v.deal_seed ? ` · seed ${v.deal_seed}` : "") +
     (v.rules.kontra ? " · Kontra/Re" : "")));
 
@@ -250,7 +276,10 @@ function renderSide(v) {
   ["me", "left", "right"].forEach((pos) => {
     const s = seatAt(v, pos);
     const tr = el("tr");
-    [v.names[s], v.points[s], v.tricks_won[s], v.hand_counts[s]].forEach((x) => tr.appendChild(el("td", "", String(x))));
+    const skat = v.declarer === s && v.skat_points !== null && v.skat_points !== undefined ?
+      ` (${v.skat_points} skat)` : "";
+    [shortName(v, s), `${declarerPoints(v, s)}${skat}`, v.tricks_won[s], count(v.hands[s])]
+      .forEach((x) => tr.appendChild(el("td", "", String(x))));
     score.appendChild(tr);
   });
 
@@ -262,18 +291,18 @@ function renderSide(v) {
   const log = $("log");
   log.innerHTML = "";
   v.log.forEach((t) => log.appendChild(el("li", "", t)));
-  log.parentElement.scrollTop = log.parentElement.scrollHeight;
+  const last = log.lastElementChild;
+  if (last) last.scrollIntoView({ block: "nearest" });
 
   const list = $("list");
   list.innerHTML = "<tr><th>#</th><th>game</th><th>score</th><th>you</th><th>left</th><th>right</th></tr>";
   v.list.forEach((e) => {
     const tr = el("tr");
     const who = e.declarer === null ? "" : ["you", "left", "right"][e.declarer] + ": ";
-    const score = e.declarer === null ? "" : (e.list_score > 0 ? "+" : "") + e.list_score;
     tr.appendChild(el("td", "", String(e.deal_no)));
     tr.appendChild(el("td", "", who + e.contract_label));
-    tr.appendChild(el("td", e.won ? "win" : e.declarer === null ? "" : "loss", score));
-    e.sf.forEach((x) => tr.appendChild(el("td", "", (x > 0 ? "+" : "") + x)));
+    tr.appendChild(el("td", e.won ? "win" : e.declarer === null ? "" : "loss", e.declarer === null ? "" : signed(e.list_score)));
+    e.sf.forEach((x) => tr.appendChild(el("td", "", signed(x))));
     list.appendChild(tr);
   });
   if (v.list.length) {
@@ -281,7 +310,7 @@ function renderSide(v) {
     tr.appendChild(el("td", "", "Σ"));
     tr.appendChild(el("td", "", "Seeger-Fabian"));
     tr.appendChild(el("td"));
-    v.totals.forEach((x) => tr.appendChild(el("td", "", (x > 0 ? "+" : "") + x)));
+    v.totals.forEach((x) => tr.appendChild(el("td", "", signed(x))));
     list.appendChild(tr);
   }
 }
@@ -306,20 +335,20 @@ function renderResult(v) {
     rows.push(["bid", r.bid]);
     if (r.contract[0] !== "N") rows.push(["matadors", (r.matadors > 0 ? "with " : "without ") + Math.abs(r.matadors)]);
     rows.push(["multiplier", r.multiplier], ["game value", r.game_value]);
-    if (r.overbid) rows.push(["overbid", `yes: charged ${r.charged_value}`]);
-    rows.push(["declarer's card points", `${r.declarer_points} (${r.declarer_tricks} tricks)`]);
+    if (r.overbid) rows.push(["overbid", `charged ${r.charged_value}`]);
+    rows.push(["declarer", `${r.declarer_points} points · ${r.declarer_tricks} tricks`]);
     if (r.kontra) rows.push(["Kontra/Re", r.kontra === 1 ? "Kontra" : "Kontra and Re"]);
-    rows.push(["list score", (r.list_score > 0 ? "+" : "") + r.list_score]);
+    rows.push(["list score", signed(r.list_score)]);
   }
   rows.push(["Seeger-Fabian", ["me", "left", "right"].map((p) => {
     const s = seatAt(v, p);
-    return `${shortName(v, s)} ${r.seeger_fabian[s] > 0 ? "+" : ""}${r.seeger_fabian[s]}`;
-  }).join(" · ")]);
-  rows.forEach(([k, x]) => {
-    const tr = el("tr");
-    tr.appendChild(el("td", "", k));
-    tr.appendChild(el("td", "", String(x)));
-    t.appendChild(tr);
+    return `${shortName(v, s)} ${signed(r.seeger_fabian[s])}`;
+  }).join(" · "), true]);
+  rows.forEach(([k, x, wide]) => {
+    const row = el("div", wide ? "wide" : "");
+    row.appendChild(el("span", "", k));
+    row.appendChild(el("span", "", String(x)));
+    t.appendChild(row);
   });
   $("result-text").textContent = r.explanation;
   $("btn-verdict").hidden = !r.verdict_available;
@@ -329,6 +358,47 @@ function renderResult(v) {
   vt.textContent = v.verdict || "";
 }
 
+function renderHints(v) {
+  const box = $("hints");
+  const h = S.hint;
+  $("btn-hint").hidden = !(S.config && S.config.hint_agents && S.config.hint_agents.length) || v.over;
+  $("btn-hint").classList.toggle("primary", h.on);
+  box.hidden = !(h.on && v.your_turn && !v.over);
+  if (box.hidden) return;
+  box.innerHTML = "";
+  if (!h.data || h.n !== v.n) {
+    box.appendChild(el("span", "h-note", "the hint is thinking …"));
+    requestHint(v);
+    return;
+  }
+  const d = h.data;
+  if (!d.values) { box.appendChild(el("span", "h-note", d.note || "no hint here")); return; }
+  const entries = Object.entries(d.values).sort((a, b) => b[1] - a[1]);
+  entries.forEach(([a, val]) => {
+    const item = el("span", "h-item" + (d.best.includes(a) ? " best" : ""));
+    if (d.labels[a] && d.labels[a].card) item.appendChild(card(a, { size: "tiny" }));
+    item.appendChild(el("span", "", `${d.labels[a] ? d.labels[a].text : a} ${d.shown[a]}`));
+    item.title = d.labels[a] ? d.labels[a].full : a;
+    box.appendChild(item);
+  });
+  box.appendChild(el("span", "h-note", d.note));
+}
+
+async function requestHint(v) {
+  const h = S.hint;
+  if (h.pending === v.n) return;
+  h.pending = v.n;
+  try {
+    const r = await api("POST", "/api/play/hint", { agent: h.agent || undefined, expect: v.n });
+    if (S.view && S.view.n === v.n) { h.data = r.data; h.n = v.n; renderHints(S.view); }
+  } catch (e) {
+    h.data = { values: null, note: e.message }; h.n = v.n;
+    if (S.view) renderHints(S.view);
+  } finally {
+    h.pending = null;
+  }
+}
+
 function renderPlay() {
   const v = S.view;
   document.body.dataset.state = !v ? "setup" : v.over ? "over" : v.your_turn ? "your-turn" : "waiting";
@@ -336,9 +406,10 @@ function renderPlay() {
   if (!v) { openSetup(); return; }
   renderOpp(v, "left");
   renderOpp(v, "right");
-  renderSeatPanel($("me-panel"), v, v.seat);
+  renderSeat($("me-panel"), v, v.seat);
   renderCenter(v);
   renderPrompt(v);
+  renderHints(v);
   renderHand(v);
   renderSide(v);
   renderResult(v);
@@ -427,7 +498,7 @@ async function newDeal(body) {
     const r = await api("POST", "/api/play/new", body || {});
     S.view = r.data.view;
     S.selected = [];
-    $("setup").hidden = true;
+    closeSetup();
     renderPlay();
     await advanceLoop();
   } catch (e) {
@@ -441,25 +512,30 @@ function openSetup() {
   const c = S.config;
   if (!c) return;
   const names = Object.keys(c.agents);
-  const specs = [...new Set([...c.default_opponents, ...names])];
   const fromUrl = (params.get("opponents") || "").split(",").filter(Boolean);
   const current = S.view ? S.view.settings.opponents : (fromUrl.length === 2 ? fromUrl : c.default_opponents);
   [0, 1].forEach((k) => {
     const sel = $("opp" + k);
     sel.innerHTML = "";
-    [...new Set([...specs, current[k]])].forEach((s) => sel.appendChild(new Option(s, s)));
+    [...new Set([...c.default_opponents, ...names, current[k]])].forEach((s) => sel.appendChild(new Option(s, s)));
     sel.value = current[k];
   });
   if (params.get("seat")) $("seat").value = params.get("seat");
   $("kontra").checked = S.view ? S.view.settings.kontra : c.rules.kontra || params.get("kontra") === "1";
   $("ramsch").checked = S.view ? S.view.settings.ramsch : c.rules.ramsch;
   showAgentDoc();
+  $("btn-close-setup").hidden = !S.view;
   $("setup").hidden = false;
-  $("result").hidden = true;
+  document.body.dataset.setup = "open";
+}
+
+function closeSetup() {
+  $("setup").hidden = true;
+  document.body.dataset.setup = "";
 }
 
 function showAgentDoc() {
-  const doc = (spec) => { const a = S.config.agents[spec.split(":")[0]]; return a ? `${spec}: ${a.doc}` : spec; };
+  const doc = (spec) => { const a = S.config.agents[spec.split(":")[0]] || S.config.agents[spec]; return a ? `${spec}: ${a.doc}` : spec; };
   $("agent-doc").textContent = doc($("opp0").value) + " — " + doc($("opp1").value);
 }
 
@@ -486,6 +562,8 @@ async function verdict() {
 }
 
 // ------------------------------------------------------------------ replay
+const POS = () => (S.r.data ? S.r.data.positions : ["forehand", "middlehand", "rearhand"]);
+
 async function loadGames() {
   const r = S.r;
   const q = new URLSearchParams({ source: r.source, deck: S.deck, agent: $("r-agent").value,
@@ -496,20 +574,22 @@ async function loadGames() {
     $("r-count").textContent = `${res.data.count} games` + (res.data.count > r.games.length ? ` (first ${r.games.length} shown)` : "");
     const t = $("r-games");
     const idHead = S.config.sources[r.source].kind === "iss" ? "ISS id" : "deal";
-    t.innerHTML = `<tr><th>#</th><th>${idHead}</th><th>declarer</th><th>game</th><th></th><th>score</th></tr>`;
+    t.innerHTML = `<tr><th>#</th><th>${idHead}</th><th>declarer</th><th>game</th><th>score</th></tr>`;
     r.games.forEach((g) => {
       const tr = el("tr");
       tr.dataset.game = g.i;
       const decl = g.declarer >= 0 ? `${["F", "M", "R"][g.declarer]}: ${g.players[g.declarer]}` : "";
       const id = g.iss_id !== undefined ? `${g.iss_id}` : `${g.deal_id}` + (g.arrangement ? `·${g.arrangement}` : "");
-      const cls = ["", "", "agent", "", g.won ? "win" : "loss", ""];
-      [String(g.i + 1), id, decl, g.contract_label, g.won === null ? "" : g.won ? "won" : "lost",
-        g.declarer >= 0 ? (g.list_score > 0 ? "+" : "") + g.list_score : ""].forEach((x, k) => {
-        const td = el("td", cls[k], x);
-        if (k === 2) td.title = decl;
+      const score = g.declarer >= 0 ? signed(g.list_score) : "";
+      const cells = [[String(g.i + 1), ""], [id, ""], [decl, ""], [g.contract_label, ""],
+        [score, g.won === null ? "" : g.won ? "win" : "loss"]];
+      cells.forEach(([x, cls]) => {
+        const td = el("td", cls, x);
+        td.title = x;
         tr.appendChild(td);
       });
-      tr.onclick = () => openGame(g.i);
+      tr.title = `${id} · ${decl} · ${g.contract_label}` + (g.won === null ? "" : g.won ? " · won" : " · lost");
+      tr.onclick = () => { document.body.classList.remove("games-open"); openGame(g.i); };
       if (r.game === g.i) tr.classList.add("sel");
       t.appendChild(tr);
     });
@@ -522,10 +602,11 @@ async function openGame(i) {
   const r = S.r;
   r.game = i;
   r.analysis = null;
+  r.decisions = null;
   document.querySelectorAll("#r-games tr").forEach((tr) => tr.classList.toggle("sel", Number(tr.dataset.game) === i));
   setError("replay-error", "");
   $("r-empty").textContent = "re-playing the game …";
-  $("r-empty").hidden = false;
+  document.body.classList.add("replay-empty");
   try {
     const res = await api("GET", `/api/replay/game?source=${r.source}&game=${i}&deck=${S.deck}&view=${r.view}`);
     r.data = res.data;
@@ -534,14 +615,14 @@ async function openGame(i) {
     setError("replay-error", e.message);
     return;
   }
-  $("r-empty").hidden = true;
+  document.body.classList.remove("replay-empty");
   const d = r.data;
   $("r-step").max = d.n_moves;
   r.step = d.card_steps.length ? d.card_steps[0] : 0;
   $("r-result").textContent = d.explanation + (d.mismatch.length ? "\n\nThe re-played game differs from the stored row: " +
     d.mismatch.join("; ") : "");
   drawMoves(d.moves, r.step);
-  $("r-lost").innerHTML = "<tr><td>the solver is checking every card …</td></tr>";
+  $("r-lost").innerHTML = "<tr><td>the solver is checking every decision …</td></tr>";
   goStep(r.step);
   loadAnalysis(i);
 }
@@ -555,15 +636,20 @@ async function loadAnalysis(i) {
     const a = res.data, t = $("r-lost");
     t.innerHTML = "";
     if (!a.kind) { t.innerHTML = "<tr><td>no card play to judge (passed in or Ramsch)</td></tr>"; return; }
-    const unit = a.kind === "null" ? "games thrown" : "points";
-    t.innerHTML = `<tr><th></th><th>${unit}</th><th>mistakes</th></tr>`;
+    $("r-lost-head").textContent = `Lost against best play (${a.unit})`;
+    t.innerHTML = `<tr><th></th><th>${a.unit}</th><th>mistakes</th></tr>`;
     [0, 1, 2].forEach((s) => {
       const tr = el("tr");
       const decl = r.data.meta.declarer === s ? " (declarer)" : "";
-      [`${["F", "M", "R"][s]} ${r.data.players[s]}${decl}`, String(a.lost[s]), String(a.mistakes[s])]
+      [`${cap(POS()[s])} · ${r.data.players[s]}${decl}`, String(a.lost[s]), String(a.mistakes[s])]
         .forEach((x) => tr.appendChild(el("td", "", x)));
       t.appendChild(tr);
     });
+    const note = el("tr");
+    const td = el("td", "hint", a.note);
+    td.colSpan = 3;
+    note.appendChild(td);
+    t.appendChild(note);
     markLost();
   } catch (e) {
     $("r-lost").innerHTML = "";
@@ -581,7 +667,8 @@ function markLost() {
 }
 
 function drawMoves(moves, step) {
-  // the move list as the chosen view knows it (a seat's view names only what it knew)
+  // the move list as the chosen view knows it (a seat's view names only what it knew);
+  // the current entry is the move about to be made, numbered as the counter counts
   const ol = $("r-moves");
   ol.innerHTML = "";
   moves.forEach((m) => {
@@ -589,6 +676,7 @@ function drawMoves(moves, step) {
     li.dataset.n = m.n;
     li.onclick = () => goStep(m.n);
     if (m.n === step) li.classList.add("cur");
+    if (!m.card && m.decision && S.config.analysis_agent) li.classList.add("decision");  // judged by an agent
     ol.appendChild(li);
   });
   markLost();
@@ -603,82 +691,74 @@ async function goStep(step) {
   r.step = step;
   const token = ++r.token;
   $("r-step").value = step;
-  $("r-stepinfo").textContent = `${step} / ${r.data.n_moves}`;
-  document.querySelectorAll("#r-moves li").forEach((li) => li.classList.toggle("cur", Number(li.dataset.n) === step));
-  const cur = document.querySelector("#r-moves li.cur");
-  if (cur) cur.scrollIntoView({ block: "nearest" });
+  $("r-stepinfo").textContent = step < r.data.n_moves ? `move ${step + 1} / ${r.data.n_moves}` : `end · ${r.data.n_moves} moves`;
+  let pos;
   try {
     const res = await api("GET", `/api/replay/position?source=${r.source}&game=${r.game}&step=${step}` +
       `&view=${r.view}&deck=${S.deck}`);
     if (token !== r.token) return;
-    drawPosition(res.data);
-    drawMoves(res.data.moves, step);
-    $("r-move").textContent = res.data.next ? `next: ${res.data.next}` : "end of the game";
+    pos = res.data;
+    drawPosition(pos);
+    drawMoves(pos.moves, step);
+    $("r-move").textContent = pos.next ? `next: ${pos.next}` : "end of the game";
   } catch (e) {
     setError("replay-error", e.message);
+    return;
   }
-  const move = r.data.moves[step];
+  const move = pos.moves[step];
   const vals = $("r-values");
   vals.innerHTML = "";
   delete vals.dataset.step;
-  if (move && move.card) {
-    vals.textContent = "…";
-    try {
-      const res = await api("GET", `/api/replay/values?source=${r.source}&game=${r.game}&step=${step}` +
-        `&deck=${S.deck}&view=${r.view}`);
-      if (token !== r.token) return;
-      if (res.data.hidden) vals.textContent = "the solver's values name the cards of the seat to move: " +
-        "shown in its own view or with all cards";
-      else drawValues(res.data.values, res.data.labels);
-    } catch (e) {
-      vals.textContent = e.message;
-    }
-  } else {
-    vals.textContent = move ? "not a card decision" : "";
+  if (!move) { vals.textContent = ""; return; }
+  vals.textContent = "…";
+  try {
+    const path = move.card ? "values" : "decision";
+    const res = await api("GET", `/api/replay/${path}?source=${r.source}&game=${r.game}&step=${step}` +
+      `&deck=${S.deck}&view=${r.view}`);
+    if (token !== r.token) return;
+    if (res.data.hidden) {
+      vals.textContent = "The values name the cards of the seat to move: shown in its own view or with all cards.";
+    } else if (move.card) drawValues(res.data.values, res.data.labels);
+    else drawDecision(res.data);
+  } catch (e) {
+    vals.textContent = e.message;
   }
 }
 
 function drawPosition(p) {
   const d = S.r.data;
+  const pos = p.positions;
   [0, 1, 2].forEach((s) => {
     const box = $("r-hand-" + s);
     box.innerHTML = "";
     const label = el("div", "label");
-    const b = el("b", "", `${cap(["forehand", "middlehand", "rearhand"][s])} · ${d.players[s]}`);
-    label.appendChild(b);
-    if (p.declarer === s) label.appendChild(document.createTextNode(p.contract ? "  · declarer" : "  · won the bidding"));
-    label.appendChild(document.createTextNode(`  · ${p.points[s]} pts`));
+    label.appendChild(el("b", "", `${cap(pos[s])} · ${d.players[s]}`));
+    if (p.declarer === s) label.appendChild(el("span", "", p.contract ? "declarer" : "won the bidding"));
+    const pts = p.points[s] + (p.declarer === s && p.skat_points !== null ? p.skat_points : 0);
+    label.appendChild(el("span", "", `${pts} pts`));
+    if (p.to_move === s) label.appendChild(el("span", "turn", "to move"));
     box.appendChild(label);
     box.classList.toggle("to-move", p.to_move === s);
-    const h = p.hands[s];
-    if (Array.isArray(h)) {
-      const next = p.moves[p.step];
-      h.forEach((c) => {
-        const e = card(c);
-        if (next && next.card && next.seat === s && next.action === c) e.classList.add("next");
-        box.appendChild(e);
-      });
-    } else {
-      for (let i = 0; i < h; i++) box.appendChild(card(null, { size: "tiny" }));
+    const cards = el("div", "r-cards");
+    const next = p.moves[p.step];
+    fanInto(cards, p.hands[s], null);
+    if (next && next.card && next.seat === s && next.action) {
+      const c = cards.querySelector(`[data-card="${next.action}"]`);
+      if (c) c.classList.add("next");
     }
+    box.appendChild(cards);
   });
   const skat = $("r-skat");
   skat.innerHTML = "";
-  skat.appendChild(el("div", "label", p.skat_picked_up && p.phase !== "discard" ? "skat (discarded)" : "skat"));
-  if (p.skat) p.skat.forEach((c) => skat.appendChild(card(c, { size: "small" })));
-  else { skat.appendChild(card(null, { size: "small" })); skat.appendChild(card(null, { size: "small" })); }
-  const trick = $("r-trick");
-  trick.querySelectorAll(".slot").forEach((s) => (s.innerHTML = ""));
-  let cards = p.trick.cards, leader = p.trick.leader, last = false;
-  const note = $("r-trick-note");
-  note.textContent = "";
-  if (!cards.length && p.tricks.length) {
-    const t = p.tricks[p.tricks.length - 1];
-    cards = t.cards; leader = t.leader; last = true;
-    note.textContent = `trick ${p.tricks.length}: ${t.points} points to ${["forehand", "middlehand", "rearhand"][t.winner]}`;
+  const found = p.skat_found;
+  if (Array.isArray(p.skat) && p.skat_picked_up && p.phase !== "skat") {
+    skat.appendChild(el("div", "label", p.phase === "discard" ? "skat (being discarded)" : "skat (discarded)"));
+  } else {
+    skat.appendChild(el("div", "label", "skat"));
   }
-  trick.classList.toggle("last", last);
-  cards.forEach((c, k) => trick.querySelector(".r-s" + ((leader + k) % 3)).appendChild(card(c)));
+  fanIntoRow(skat, Array.isArray(p.skat) && p.skat.length ? p.skat : (found && !p.skat_picked_up ? found : p.skat));
+  drawTrick($("r-trick"), $("r-trick-note"), p.tricks, p.trick, (s) => ".r-s" + s,
+    (t, n) => `trick ${n}: ${t.points} points to ${pos[t.winner]}`);
   const c = p.contract ? `${d.meta.contract_label || p.contract}` : (p.phase === "bidding" ? "bidding" : "");
   // d.seed is sent only with all cards open (it rebuilds every hand)
   $("r-title").textContent = `game ${S.r.game + 1} · ${c}` + (p.bid ? ` · bid ${p.bid}` : "") +
@@ -688,12 +768,12 @@ function drawPosition(p) {
 function drawValues(v, labels) {
   const box = $("r-values");
   box.innerHTML = "";
-  if (!v) { box.textContent = "no solver value here (Ramsch, or not a card decision)"; return; }
+  $("r-values-head").textContent = "Solver at this card";
+  if (!v) { box.textContent = "no solver value here (Ramsch)"; return; }
   box.dataset.step = v.step;
   const played = labels[v.played] || v.played;
-  const who = S.r.data.players[v.mover];
+  const who = `${cap(POS()[v.mover])} (${S.r.data.players[v.mover]})`;
   const side = v.mover === v.declarer ? "declarer" : "defender";
-  const unit = v.kind === "null" ? "" : " pts";
   Object.entries(v.values).forEach(([c, val]) => {
     const cell = el("div", "v");
     if (v.best_cards.includes(c)) cell.classList.add("best");
@@ -701,20 +781,34 @@ function drawValues(v, labels) {
     if (c === v.played && v.lost > 0) cell.classList.add("lostmove");
     cell.appendChild(card(c, { size: "tiny" }));
     cell.title = labels[c] || c;
-    const shown = v.kind === "null" ? (val ? "null won" : "lost") : String(val);
-    cell.appendChild(el("div", "num", shown));
+    cell.appendChild(el("div", "num", v.shown[c]));
     box.appendChild(cell);
   });
-  let text;
-  if (v.kind === "null") {
-    text = v.lost > 0 ? `${who} (${side}) played ${played} and threw the game away.` :
-      `${who} (${side}) played ${played}: no worse than the best card.`;
-  } else {
-    text = `Values: the declarer's card points with best play after each card. ${who} (${side}, ` +
-      `${side === "declarer" ? "wants the most" : "wants the fewest"}) played ${played}: ` +
-      (v.lost > 0 ? `${v.lost} points lost against the best card.` : "best play.");
-  }
-  box.appendChild(el("div", "summary", text));
+  box.appendChild(el("div", "unit", v.legend));
+  const lost = v.lost > 0 ? `${v.lost_text} against the best card.` : "no worse than the best card.";
+  box.appendChild(el("div", "summary", `${who}, ${side} (${v.wants}), played ${played}: ${lost}`));
+}
+
+function drawDecision(d) {
+  const box = $("r-values");
+  box.innerHTML = "";
+  $("r-values-head").textContent = d.title || "Decision";
+  if (!d.values) { box.textContent = d.note || "not analysed"; return; }
+  box.dataset.step = d.step;
+  Object.entries(d.values).sort((a, b) => b[1] - a[1]).forEach(([a, val]) => {
+    const cell = el("div", "v action");
+    if (d.best.includes(a)) cell.classList.add("best");
+    if (a === d.played) cell.classList.add("played");
+    if (a === d.chosen) cell.classList.add("chosen");
+    const lab = d.labels[a] || { text: a };
+    if (lab.card) cell.appendChild(card(a, { size: "tiny" }));
+    cell.appendChild(el("div", "", lab.text));
+    cell.title = lab.full || lab.text;
+    cell.appendChild(el("div", "num", d.shown[a]));
+    box.appendChild(cell);
+  });
+  box.appendChild(el("div", "unit", d.legend));
+  if (d.summary) box.appendChild(el("div", "summary", d.summary));
 }
 
 async function openReplay() {
@@ -723,9 +817,11 @@ async function openReplay() {
   if (!c.sources.length) {
     $("r-empty").textContent = "No recorded games: start the server with  skatsim serve --replay PATH  " +
       "(a tournament run directory, a games parquet or an ISS file).";
+    document.body.classList.add("replay-empty");
     return;
   }
   if (!sel.options.length) {
+    document.body.classList.add("replay-empty");
     c.sources.forEach((s, k) => sel.appendChild(new Option(`${s.label} — ${s.games} games`, k)));
     fillAgents();
     await loadGames();
@@ -743,6 +839,7 @@ function fillAgents() {
 // ------------------------------------------------------------------ wiring
 function showScreen(name) {
   document.body.dataset.screen = name;
+  document.body.classList.remove("side-open", "games-open");
   $("play").hidden = name !== "play";
   $("replay").hidden = name !== "replay";
   document.querySelectorAll(".tab").forEach((t) => t.classList.toggle("active", t.dataset.screen === name));
@@ -751,26 +848,46 @@ function showScreen(name) {
 
 async function setDeck(deck) {
   S.deck = deck;
-  document.querySelectorAll("input[name=deck]").forEach((i) => (i.checked = i.value === deck));
+  document.querySelectorAll("select.deck").forEach((s) => (s.value = deck));
   if (S.view) {
     try { S.view = (await api("POST", "/api/play/deck", { deck })).data.view; } catch (e) { /* keep */ }
+    S.hint.n = -1;
     renderPlay();
   }
   if (S.r.data) { const step = S.r.step; await openGame(S.r.game); goStep(step); loadGames(); }
 }
 
+function toggleSide() {
+  const open = !document.body.classList.contains("side-open");
+  document.body.classList.toggle("side-open", open);
+  $("btn-side").setAttribute("aria-expanded", String(open));
+}
+
 async function main() {
   S.config = (await api("GET", "/api/config")).data;
   if (!params.get("deck")) S.deck = S.config.deck;
-  document.querySelectorAll("input[name=deck]").forEach((i) => {
-    i.checked = i.value === S.deck;
-    i.onchange = () => setDeck(i.value);
+  document.querySelectorAll("select.deck").forEach((s) => {
+    s.value = S.deck;
+    s.onchange = () => setDeck(s.value);
   });
+  $("pace").value = S.pace;
+  $("pace").onchange = () => { S.pace = $("pace").value; localStorage.setItem("skatsim-pace", S.pace); };
+  const ha = $("hint-agent");
+  (S.config.hint_agents || []).forEach((n) => ha.appendChild(new Option(n, n)));
+  ha.closest("label").hidden = !(S.config.hint_agents || []).length;
+  if (S.hint.agent && (S.config.hint_agents || []).includes(S.hint.agent)) ha.value = S.hint.agent;
+  S.hint.agent = ha.value;
+  ha.onchange = () => { S.hint.agent = ha.value; S.hint.n = -1; localStorage.setItem("skatsim-hint-agent", ha.value);
+    if (S.view) renderHints(S.view); };
+  $("btn-hint").onclick = () => { S.hint.on = !S.hint.on; if (S.view) renderHints(S.view); };
   document.querySelectorAll(".tab").forEach((t) => (t.onclick = () => showScreen(t.dataset.screen)));
+  $("btn-side").onclick = toggleSide;
+  $("btn-games").onclick = () => document.body.classList.toggle("games-open");
   $("btn-deal").onclick = dealFromSetup;
+  $("btn-close-setup").onclick = closeSetup;
   $("btn-next").onclick = () => newDeal({ deck: S.deck });
   $("btn-verdict").onclick = verdict;
-  $("btn-table").onclick = openSetup;
+  $("btn-table").onclick = () => { document.body.classList.remove("side-open"); openSetup(); };
   $("opp0").onchange = showAgentDoc;
   $("opp1").onchange = showAgentDoc;
   $("r-source").onchange = () => { S.r.source = Number($("r-source").value); fillAgents(); loadGames(); };
