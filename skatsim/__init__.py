@@ -7,8 +7,11 @@ The public API in one place:
 - contracts and bids: :class:`Contract`, :data:`BID_VALUES`
 - settlement: :func:`settle`, :class:`GameResult`
 - the game: :class:`SkatState`, :func:`deal`, :class:`SkatRules`
-- batch simulation: :func:`simulate`, :func:`iter_simulate`, :func:`summarize`; card-play
-  rollouts: :func:`rollouts`, :func:`rollouts_from_state`
+- batch simulation: :func:`simulate`, :func:`iter_simulate`, :func:`summarize`,
+  :func:`simulate_to_parquet` / :func:`read_parquet` (the module is ``skatsim.simulate``'s
+  namesake, so its other names are here too); card-play rollouts: :func:`rollouts`,
+  :func:`rollouts_from_state`
+- the bounds of a run: :data:`MAX_DEALS`, a 64-bit run seed (:mod:`skatsim._random`)
 """
 
 from ._numba_cache import configure as _configure_numba_cache
@@ -25,7 +28,8 @@ from .options import ISKO, RULES_VERSION, SkatRules
 from .scoring import GameResult, settle
 from .state import TERMINAL_PLAYER, RecordError, SkatState
 from .rollout import RolloutResult, rollouts, rollouts_from_state
-from .simulate import SimSummary, iter_simulate, simulate, summarize
+from .simulate import SimSummary, iter_simulate, read_parquet, simulate, simulate_to_parquet, summarize
+from ._random import MAX_DEALS
 
 __version__ = "0.1.0"
 
@@ -33,7 +37,8 @@ __all__ = [
     "BID_VALUES", "CardSet", "Contract", "Deal", "GameResult", "ISKO", "NUM_ACTIONS", "RULES_VERSION",
     "RecordError", "SkatRules", "SkatState", "TERMINAL_PLAYER", "action_to_string", "deal",
     "deal_from_hands", "deal_from_order", "settle", "string_to_action", "__version__",
-    "simulate", "iter_simulate", "summarize", "SimSummary", "rollouts", "rollouts_from_state", "RolloutResult",
+    "simulate", "iter_simulate", "summarize", "SimSummary", "simulate_to_parquet", "read_parquet", "MAX_DEALS",
+    "rollouts", "rollouts_from_state", "RolloutResult",
 ]
 
 from .solver import Solver, solve  # noqa: E402  (open-hand solver, see skatsim.solver)

@@ -16,6 +16,16 @@ Every function of skatsim that needs randomness takes one argument, ``seed`` or
 ``bool``, ``float`` and ``str`` are refused with ``TypeError`` (``1.5`` is not silently
 ``1``, ``"7"`` not silently ``7``).
 
+Two bounds hold for every run, from Python and on the command line alike:
+
+- a **run seed** (``simulate``, ``VecEnv``, tournaments, leagues, every command's
+  ``--seed``) is a signed 64-bit int, ``-2**63 <= seed < 2**63``
+  (:func:`check_run_seed`; the kernels use it modulo ``2**64``, so a wider seed would
+  alias another);
+- a **run** holds at most :data:`MAX_DEALS` deals or boards, ``10**12`` (days of the
+  fastest engine: a larger count is a typo, refused by :func:`check_deal_count` before any
+  work; :func:`skatsim.simulate`, which keeps every row in one DataFrame, stops at 20 M).
+
 Two helpers normalise the argument: :func:`check_random_state` (anything above to a
 ``Generator``, QuantEcon/scikit-learn style) and :func:`to_seed` (anything above to
 one ``int`` seed, for the compiled kernels, which draw from SplitMix64 streams).
@@ -42,13 +52,19 @@ from typing import Union
 
 import numpy as np
 
-__all__ = ["check_random_state", "to_seed", "SeedLike", "SEED_BITS"]
+__all__ = ["check_random_state", "to_seed", "SeedLike", "SEED_BITS", "RUN_SEED_MIN", "RUN_SEED_MAX",
+           "check_run_seed", "MAX_DEALS", "check_deal_count"]
 
 #: Seeds drawn from a Generator are uniform in ``[0, 2**63 - 1)`` (the deal stream's range).
 SEED_BITS = 63
 _SEED_HIGH = (1 << SEED_BITS) - 1
 
 SeedLike = Union[int, np.integer, np.random.Generator, None]
+
+#: The range of a run seed: a signed 64-bit int.
+RUN_SEED_MIN, RUN_SEED_MAX = -(1 << 63), (1 << 63) - 1
+#: The most deals (or tournament boards) one run may hold.
+MAX_DEALS = 10**12
 
 
 def _type_error(what: str, value: object) -> TypeError:
@@ -86,3 +102,34 @@ def to_seed(seed_or_rng: SeedLike, *, name: str = "seed") -> int:
         gen = check_random_state(seed_or_rng)
         return int(gen.integers(0, _SEED_HIGH, dtype=np.int64))
     raise _type_error(name, seed_or_rng)
+
+
+def check_run_seed(seed: SeedLike, *, name: str = "seed") -> int:
+    """The run seed of ``seed`` (:func:`to_seed`), which must fit in 64 bits.
+
+    >>> check_run_seed(-1), check_run_seed(2**63 - 1) == RUN_SEED_MAX
+    (-1, True)
+    >>> check_run_seed(2**64)
+    Traceback (most recent call last):
+    ...
+    ValueError: a run seed must fit in 64 bits (-2**63 <= seed < 2**63), got 18446744073709551616
+    """
+    s = to_seed(seed, name=name)
+    if not RUN_SEED_MIN <= s <= RUN_SEED_MAX:
+        raise ValueError(f"a run seed must fit in 64 bits (-2**63 <= seed < 2**63), got {s}")
+    return s
+
+
+def check_deal_count(n: object, *, name: str = "n_deals", zero: bool = False) -> int:
+    """``n`` as an int in ``1..MAX_DEALS`` (``0..`` with ``zero=True``), else ``ValueError``
+    (``bool`` and non-integers included) naming ``name``.
+
+    >>> check_deal_count(10**20)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_deals must be an int in 1..10**12 (MAX_DEALS), got 100000000000000000000
+    """
+    lo = 0 if zero else 1
+    if not _is_int(n) or not lo <= int(n) <= MAX_DEALS:  # type: ignore[call-overload]
+        raise ValueError(f"{name} must be an int in {lo}..10**12 (MAX_DEALS), got {n!r}")
+    return int(n)  # type: ignore[call-overload]

@@ -411,10 +411,9 @@ def run_simulation(out: str | os.PathLike[str], n_deals: int, policy: Any = "ran
         raise TypeError(f"rules must be a SkatRules, got {type(rules).__name__}")
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    if isinstance(n_deals, bool) or not isinstance(n_deals, int) or n_deals < 1:
-        raise ValueError(f"n_deals must be a positive int, got {n_deals!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed must be an int, got {seed!r}")
+    from skatsim._random import check_deal_count, check_run_seed
+
+    n_deals, seed = check_deal_count(n_deals), check_run_seed(seed)
     specs = policy_specs(policy)
     if any(p.custom is not None for p in specs):
         raise ValueError("a run directory records its policies by name: custom @njit policies cannot be used")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 import numba
 import numpy as np
 
-from ._random import to_seed
+from ._random import check_deal_count, check_run_seed
 from .bits import derive_seed
 from .contracts import DECLARATIONS
 from .kernels import policies as KP
@@ -219,15 +219,6 @@ def _frame(rows: np.ndarray, actions: np.ndarray | None, rules: SkatRules, seed:
 # ----------------------------------------------------------------------------- running
 
 
-def _check_seed(seed: int | np.random.Generator | None) -> int:
-    """The run seed (the convention of :mod:`skatsim._random`); an int64, so that distinct
-    seeds give distinct runs (the kernels use it modulo 2**64)."""
-    seed = to_seed(seed)
-    if not -(1 << 63) <= seed < (1 << 63):
-        raise ValueError(f"a run seed must fit in 64 bits (-2**63 <= seed < 2**63), got {seed}")
-    return seed
-
-
 def _policy_label(specs: tuple[PolicySpec, ...]) -> str:
     labels = [p.label for p in specs]
     return labels[0] if len(set(labels)) == 1 else ",".join(labels)
@@ -286,15 +277,14 @@ def iter_chunks(n_deals: int, policy: Any = "random", *, seed: int | np.random.G
     for the arguments. Memory stays bounded by one chunk. Arguments are checked when it is
     called, not when it is first iterated.
     """
-    if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
-        raise ValueError(f"n_deals must be a non-negative int, got {n_deals!r}")
+    check_deal_count(n_deals, zero=True)
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
     if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start < 2**62:
         raise ValueError(f"start must be an int in 0..2**62, got {start!r}")
     if not isinstance(rules, SkatRules):
         raise TypeError(f"rules must be a SkatRules, got {type(rules).__name__}")
-    seed = _check_seed(seed)
+    seed = check_run_seed(seed)
     specs = policy_specs(policy)
     with _threads(workers):  # validate now
         pass
@@ -393,7 +383,7 @@ def simulate(n_deals: int, policy: Any = "random", *, seed: int | np.random.Gene
     if isinstance(n_deals, (int, np.integer)) and n_deals > _MAX_FRAME_ROWS:
         raise ValueError(f"n_deals={n_deals} is too many rows for one DataFrame (limit {_MAX_FRAME_ROWS}); "
                          "use iter_simulate(...) or simulate_to_parquet(path, ...)")
-    seed = _check_seed(seed)
+    seed = check_run_seed(seed)
     n = int(n_deals) if isinstance(n_deals, (int, np.integer)) and n_deals > 0 else 0
     rows = np.empty(n, dtype=KS.RESULT_DTYPE)
     acts = np.full((n, KS.MAX_ACTIONS), -1, dtype=np.int16) if record_actions else None
@@ -444,7 +434,7 @@ def simulate_to_parquet(path: str | os.PathLike[str], n_deals: int, policy: Any 
                 summary.update(chunk.rows)
             if writer is None:  # no deals: an empty table with the full schema
                 specs = policy_specs(policy)
-                df = _frame(np.empty(0, dtype=KS.RESULT_DTYPE), None, rules, _check_seed(seed) if seed is not None
+                df = _frame(np.empty(0, dtype=KS.RESULT_DTYPE), None, rules, check_run_seed(seed) if seed is not None
                             else 0, _policy_label(specs), tuple(p.to_dict() for p in specs))
                 table = _arrow_table(df, 0)
                 writer = pq.ParquetWriter(tmp, table.schema)
@@ -468,11 +458,17 @@ def read_parquet(path: str | os.PathLike[str]) -> "pd.DataFrame":
     """Read a :func:`simulate_to_parquet` file, checking that it holds all its deals.
 
     ``df.attrs`` gets the run's metadata back. Raises ``ValueError`` for a file that is not
-    a skatsim result or whose row count differs from the ``n_deals`` it was written for.
+    a skatsim result, is not readable Parquet (a truncated copy), or whose row count differs
+    from the ``n_deals`` it was written for.
     """
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(os.fspath(path))
+    try:
+        table = pq.read_table(os.fspath(path))
+    except pa.ArrowException as e:  # truncated, damaged, or not Parquet at all
+        raise ValueError(f"{os.fspath(path)!r} is not a readable Parquet file (truncated or damaged?): "
+                         f"{str(e).splitlines()[0]}") from None
     raw = (table.schema.metadata or {}).get(b"skatsim")
     if raw is None:
         raise ValueError(f"{os.fspath(path)!r} is not a skatsim result file (no 'skatsim' metadata)")

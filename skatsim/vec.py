@@ -48,7 +48,7 @@ from typing import Any, Iterator, NamedTuple, Sequence
 import numba
 import numpy as np
 
-from ._random import to_seed
+from ._random import check_run_seed
 from .actions import NUM_ACTIONS, action_to_string
 from .deal import SEED_MASK
 from .kernels import game as K
@@ -116,13 +116,6 @@ class StepOutput(NamedTuple):
     to_move: np.ndarray
     rewards: np.ndarray
     done: np.ndarray
-
-
-def _seed_int(seed: Any) -> int:
-    s = to_seed(seed)
-    if not -(1 << 63) <= s < (1 << 63):
-        raise ValueError(f"a run seed must fit in 64 bits, got {s}")
-    return s
 
 
 class _Kernels:
@@ -306,7 +299,7 @@ class VecEnv:
         self.auto_reset = bool(auto_reset)
         self.threads = None if threads is None else int(threads)
         self._kind = _REWARD_CODE[reward]
-        self._seed = _seed_int(seed)
+        self._seed = check_run_seed(seed)
         self._smul = KS.seed_mul(self._seed)
         F = K.N_FIELDS
         self.state = np.zeros((n, F), dtype=np.int64)
@@ -462,7 +455,7 @@ class VecEnv:
         ``deal_index`` -1). Returns the first observations."""
         self._check_open()
         if seed is not None:
-            self._seed = _seed_int(seed)
+            self._seed = check_run_seed(seed)
             self._smul = KS.seed_mul(self._seed)
             self._counters[0] = 0
         self.reset_games(None, seeds)
