@@ -13,7 +13,9 @@ arguments, so the rows are the same whatever the backend or worker count.
   a moment, and what was already yielded is kept by the caller.
 - ``backend="ray"``: one Ray task per chunk (``num_cpus=1``); ``address=None`` starts (or
   reuses) a local Ray with ``workers`` CPUs, ``address="auto"`` or ``"ray://head:10001"``
-  joins an existing cluster (whose nodes need skatsim installed). The driver writes every
+  joins an existing cluster (whose nodes need skatsim installed); an address where nothing
+  answers is refused within :data:`CONNECT_TIMEOUT_S` seconds (Ray itself would retry for
+  minutes). The driver writes every
   result, so the workers need no shared file system and an interrupted run resumes like a
   local one. Install with the extra: ``pip install "skatsim[ray]"`` (``ray>=2.9``).
 
@@ -25,10 +27,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-__all__ = ["map_chunks", "BACKENDS", "ray_map", "ensure_ray", "ray_available", "RayUnavailableError"]
+__all__ = ["map_chunks", "BACKENDS", "ray_map", "ensure_ray", "ray_available", "RayUnavailableError",
+           "check_ray_address", "CONNECT_TIMEOUT_S"]
 
 #: The backends of :func:`map_chunks`.
 BACKENDS = ("local", "ray")
+#: How long :func:`check_ray_address` waits for a cluster's port to answer.
+CONNECT_TIMEOUT_S = 5.0
 
 K = TypeVar("K")
 
@@ -55,20 +60,68 @@ def _ray() -> Any:
     return ray
 
 
+def _no_cluster(address: str, why: str) -> RayUnavailableError:
+    return RayUnavailableError(f"no Ray cluster answers at address {address!r} ({why}); start one with "
+                               "'ray start --head', or leave out the address to run a local Ray")
+
+
+def check_ray_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """Refuse, within ``timeout`` seconds, a cluster address (``host:port`` or
+    ``ray://host:port``) whose port does not accept a connection: Ray's own connect retries
+    for minutes. ``auto`` (and ``local``) are left to Ray, which answers at once.
+
+    >>> import socket
+    >>> s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+    >>> check_ray_address(f"127.0.0.1:{port}")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    skatsim.parallel.RayUnavailableError: no Ray cluster answers at address '127.0.0.1:...' (connection refused); ...
+    """
+    import socket
+
+    hostport = address[len("ray://"):] if address.startswith("ray://") else address
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():  # 'auto', or a form Ray resolves itself
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except socket.gaierror:
+        raise _no_cluster(address, f"cannot resolve the host {host!r}") from None
+    except ConnectionRefusedError:
+        raise _no_cluster(address, "connection refused") from None
+    except (TimeoutError, socket.timeout):
+        raise _no_cluster(address, f"no answer within {timeout:g} s") from None
+    except OSError as e:
+        raise _no_cluster(address, e.strerror or str(e)) from None
+
+
 def ensure_ray(address: str | None = None, workers: int | None = None) -> Any:
-    """Initialise Ray once: join ``address`` or start a local Ray with ``workers`` CPUs
-    (default: all). Returns the ``ray`` module."""
+    """Initialise Ray once: join ``address`` (checked first by :func:`check_ray_address`) or
+    start a local Ray with ``workers`` CPUs (default: all). Returns the ``ray`` module. The
+    process keeps its own SIGINT/SIGTERM handlers (``ray.init`` would replace SIGTERM's)."""
+    import signal
+    import threading
+
     ray = _ray()
     if not ray.is_initialized():
-        if address is not None:
-            try:
-                ray.init(address=address, log_to_driver=False)
-            except (ConnectionError, RuntimeError, ValueError) as e:
-                raise RayUnavailableError(f"no Ray cluster answers at address {address!r} ({e}); start one with "
-                                          "'ray start --head', or leave out the address to run a local Ray") from None
-        else:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                     configure_logging=False)
+        main = threading.current_thread() is threading.main_thread()
+        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
+        try:
+            if address is not None:
+                check_ray_address(address)
+                try:
+                    ray.init(address=address, log_to_driver=False)
+                except (ConnectionError, RuntimeError, ValueError) as e:
+                    raise _no_cluster(address, str(e).strip().splitlines()[0] if str(e).strip() else
+                                      type(e).__name__) from None
+            else:
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                         configure_logging=False)
+        finally:
+            for sig, h in handlers.items():
+                if h is not None:
+                    signal.signal(sig, h)
     return ray
 
 

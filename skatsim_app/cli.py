@@ -28,6 +28,7 @@ Run 'skatsim COMMAND --help' for a command's options.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .game_commands import add_demo, add_play, add_solve, game_text
@@ -71,8 +72,7 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def _errors() -> tuple[type[BaseException], ...]:
     """The exceptions that are a user's mistake or a missing resource (a one-line message)."""
-    errs: list[type[BaseException]] = [ValueError, TypeError, FileExistsError, FileNotFoundError,
-                                       NotADirectoryError, IsADirectoryError, PermissionError]
+    errs: list[type[BaseException]] = [ValueError, TypeError]
     from skatsim.parallel import RayUnavailableError
 
     errs.append(RayUnavailableError)
@@ -88,6 +88,36 @@ def _errors() -> tuple[type[BaseException], ...]:
 def _fail(cmd: str, message: str) -> int:
     print(f"skatsim {cmd}: error: {message}", file=sys.stderr)
     return 2
+
+
+def _os_message(e: OSError, args: argparse.Namespace | None) -> str:
+    """An operating-system error (a read-only or full disk, a missing folder, no permission, no
+    network) in one line: what failed, on which file, and that the finished work is kept."""
+    if e.strerror:
+        where = e.filename or next((getattr(args, k) for k in ("out", "resume", "plot") if getattr(args, k, None)),
+                                   None)
+        text = e.strerror + (f": {os.fspath(where)!r}" if where else "")
+    else:
+        text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    hint = getattr(args, "resume_hint", None)
+    run = getattr(args, "out", None) or getattr(args, "resume", None)
+    if hint and run:
+        from skatsim.runs import is_run_dir
+
+        if is_run_dir(run):  # the run had begun: its finished chunks are on disk
+            return f"{text}; what was finished is kept: resume with {hint}"
+    return text
+
+
+def _stdout_closed() -> int:
+    """The reader of our output went away (``skatsim show ... | head``): stop quietly, as
+    Unix tools do, with the status of a SIGPIPE (141) and no second error at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
+    return 141
 
 
 #: Commands whose arguments all belong to an experiments/ script.
@@ -117,6 +147,10 @@ def _run(cmd: str, call, args: argparse.Namespace | None) -> int:  # noqa: ANN00
         print(f"\nskatsim {cmd}: interrupted" + (f"; what was finished is kept: resume with {hint}" if hint else ""),
               file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _stdout_closed()
+    except OSError as e:
+        return _fail(cmd, _os_message(e, args))
     except _errors() as e:
         return _fail(cmd, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__)
 

@@ -14,7 +14,7 @@ from skatsim.deal import SEED_MASK
 from skatsim.state import SEAT_NAMES, SkatState
 
 from .options import (DEFAULT_SEED, UsageError, add_progress, add_rules, add_seed, add_workers, agent_list,
-                      default_workers, int_arg, opponents, refuse_unused, rules_of)
+                      deals_arg, default_workers, int_arg, opponents, refuse_unused, rules_of)
 
 __all__ = ["game_text", "add_play", "add_demo", "add_solve"]
 
@@ -290,7 +290,7 @@ def add_play(sub: Any) -> None:
     sp.add_argument("--opponents", type=opponents, default=None, metavar="SPEC[,SPEC]",
                     help="with --seat: the two AIs, in seat order (one spec: both), e.g. rule_based,pimc:worlds=16 "
                          "(default rule_based)")
-    sp.add_argument("--deals", type=int_arg(1, None, "a deal count"), default=None,
+    sp.add_argument("--deals", type=deals_arg(), default=None,
                     help="with --seat: deals to play (seeds SEED, SEED+1, ...; default 1)")
     sp.add_argument("--verdict", choices=("ask", "always", "never"), default=None,
                     help="with --seat: the open-hand solver's verdict on the declarer's contract after each "
@@ -308,10 +308,10 @@ def add_demo(sub: Any) -> None:
     add_rules(sp)
     _agents_opt(sp, "with --batch: the agents of the printed game")
     sp.add_argument("--batch", action="store_true", help="the batch-simulation demo instead")
-    sp.add_argument("--deals", type=int_arg(0, None, "a deal count"), default=None,
+    sp.add_argument("--deals", type=deals_arg(0), default=None,
                     help="boards of the rule_based vs random tournament (default 300); with --batch: deals to "
                          "simulate (default 1,000,000)")
-    sp.add_argument("--pimc-deals", type=int_arg(1, None, "a deal count"), default=None,
+    sp.add_argument("--pimc-deals", type=deals_arg(), default=None,
                     help="boards of the PIMC vs rule_based tournament (default 200)")
     sp.add_argument("--worlds", type=int_arg(1, 10_000, "a world count"), default=None,
                     help="PIMC worlds per card decision in the demo (default 4)")

@@ -15,9 +15,10 @@ import argparse
 import os
 from typing import Any, Callable
 
-__all__ = ["UsageError", "int_arg", "add_seed", "add_workers", "add_out", "add_format", "add_progress",
-           "add_rules", "add_backend", "rules_of", "agent_spec", "split_specs", "agent_list", "opponents",
-           "refuse_unused", "DEFAULT_SEED", "default_workers", "check_new_out"]
+__all__ = ["UsageError", "int_arg", "seed_arg", "deals_arg", "add_seed", "add_workers", "add_out", "add_format",
+           "add_progress", "add_rules", "add_backend", "rules_of", "agent_spec", "split_specs", "agent_list",
+           "opponents", "refuse_unused", "DEFAULT_SEED", "default_workers", "check_new_out",
+           "check_plot_path"]
 
 #: The default seed of every command.
 DEFAULT_SEED = 1
@@ -32,8 +33,10 @@ def default_workers() -> int:
     return os.cpu_count() or 1
 
 
-def int_arg(lo: int | None = None, hi: int | None = None, what: str = "an int") -> Callable[[str], int]:
-    """An argparse type: an int (``_`` allowed) within ``lo..hi``, else a message naming it.
+def int_arg(lo: int | None = None, hi: int | None = None, what: str = "an int",
+            bounds: str | None = None) -> Callable[[str], int]:
+    """An argparse type: an int (``_`` allowed) within ``lo..hi``, else a message naming it
+    (``bounds``: how the range reads in it, e.g. ``1..10**12``).
 
     >>> int_arg(1, None, "a deal count")("1_000")
     1000
@@ -44,7 +47,7 @@ def int_arg(lo: int | None = None, hi: int | None = None, what: str = "an int") 
         except ValueError:
             raise argparse.ArgumentTypeError(f"{what} expected, got {text!r}") from None
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            rng = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+            rng = bounds or (f">= {lo}" if hi is None else f"in {lo}..{hi}")
             raise argparse.ArgumentTypeError(f"{what} {rng} expected, got {v}")
         return v
 
@@ -52,9 +55,35 @@ def int_arg(lo: int | None = None, hi: int | None = None, what: str = "an int") 
     return conv
 
 
+def seed_arg() -> Callable[[str], int]:
+    """An argparse type: a seed, a signed 64-bit int (the rule of every run,
+    :func:`skatsim._random.check_run_seed`)."""
+    from skatsim._random import RUN_SEED_MAX, RUN_SEED_MIN
+
+    return int_arg(RUN_SEED_MIN, RUN_SEED_MAX, "an int seed", "in -2**63..2**63-1 (64 bits)")
+
+
+def deals_arg(lo: int = 1, what: str = "a deal count") -> Callable[[str], int]:
+    """An argparse type: a count of deals or boards, ``lo..MAX_DEALS`` (10**12, the bound of
+    every run, :func:`skatsim._random.check_deal_count`).
+
+    >>> deals_arg()("10**20")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: a deal count expected, got '10**20'
+    >>> deals_arg()("100_000_000_000_000_000_000")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: a deal count in 1..10**12 expected, got 100000000000000000000
+    """
+    from skatsim._random import MAX_DEALS
+
+    return int_arg(lo, MAX_DEALS, what, f"in {lo}..10**12")
+
+
 def add_seed(sp: argparse.ArgumentParser, what: str = "deal seed") -> None:
-    sp.add_argument("--seed", type=int_arg(what="an int seed"), default=None,
-                    help=f"{what}, any int (default {DEFAULT_SEED})")
+    sp.add_argument("--seed", type=seed_arg(), default=None,
+                    help=f"{what}, any 64-bit int (default {DEFAULT_SEED})")
 
 
 def add_workers(sp: argparse.ArgumentParser,
@@ -115,6 +144,27 @@ def check_new_out(path: str, what: str = "the results") -> None:
     grand = os.path.dirname(parent)
     if not os.path.isdir(parent) and not os.path.isdir(grand):  # runs/NAME makes runs/ too, no deeper
         raise UsageError(f"--out {path!r}: the folder {grand!r} does not exist")
+
+
+def check_plot_path(path: str) -> None:
+    """``--plot FILE``: matplotlib is installed, draws that file type, and the folder exists and
+    can be written to; checked before any work (a league would otherwise fail at its end)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install matplotlib") from None
+    kinds = Figure().canvas.get_supported_filetypes()
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    if ext not in kinds:
+        raise UsageError(f"--plot {path!r}: give a file name ending in one of {', '.join('.' + k for k in kinds)}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"--plot {path!r}: the folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UsageError(f"--plot {path!r}: cannot write there (a read-only file system or no permission)")
 
 
 def agent_spec(text: str) -> Any:

@@ -14,8 +14,8 @@ import time
 from typing import Any
 
 from .options import (DEFAULT_SEED, UsageError, add_backend, add_format, add_out, add_progress, add_rules, add_seed,
-                      add_workers, agent_list, agent_spec, check_new_out, default_workers, int_arg, refuse_unused,
-                      rules_of)
+                      add_workers, agent_list, agent_spec, check_new_out, check_plot_path, deals_arg, default_workers,
+                      refuse_unused, rules_of)
 
 __all__ = ["add_tournament", "add_league", "add_simulate", "add_show", "read_results"]
 
@@ -23,6 +23,10 @@ __all__ = ["add_tournament", "add_league", "add_simulate", "add_show", "read_res
 def _common_run_checks(args: argparse.Namespace) -> None:
     if args.address is not None and args.backend != "ray":
         raise UsageError("--address needs --backend ray")
+    if args.address is not None:  # a cluster that does not answer is refused now, in seconds
+        from skatsim.parallel import check_ray_address
+
+        check_ray_address(args.address)
     if getattr(args, "format", None) is not None and not (args.out or getattr(args, "resume", None)):
         raise UsageError("--format needs --out DIR (the single file goes into the run directory)")
 
@@ -101,7 +105,7 @@ def add_tournament(sub: Any) -> None:
                                     "own: module:Class (or module:Class:key=value,...) on the Python path.")
     sp.add_argument("agents", nargs="*", type=agent_spec, metavar="AGENT",
                     help="2 or 3 agent specs: NAME or NAME:key=value,... (see skatsim agents), or module:Class")
-    sp.add_argument("--deals", type=int_arg(1, None, "a deal count"), default=None, help="boards (deals), default 1000")
+    sp.add_argument("--deals", type=deals_arg(), default=None, help="boards (deals), default 1000")
     add_seed(sp, "master seed")
     add_workers(sp)
     sp.add_argument("--engine", choices=("auto", "batch", "python"), default=None,
@@ -117,7 +121,7 @@ def add_tournament(sub: Any) -> None:
     sp.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                     help="per-decision limit on the agent's own CPU time; an agent over it (or raising, or "
                          "playing an illegal action) loses the game by rule and the error is counted")
-    sp.add_argument("--chunk-size", type=int_arg(1, None, "a board count"), default=None,
+    sp.add_argument("--chunk-size", type=deals_arg(what="a board count"), default=None,
                     help="boards per unit of work / shard (default: 25 Python, 20,000 batch)")
     sp.set_defaults(func=_cmd_tournament, parser=sp)
 
@@ -129,6 +133,8 @@ def _cmd_league(args: argparse.Namespace) -> int:
     from agents.arena.tournament import run_league
 
     _common_run_checks(args)
+    if args.plot:
+        check_plot_path(args.plot)
     if args.resume:
         from skatsim.runs import read_manifest
 
@@ -176,7 +182,7 @@ def add_league(sub: Any) -> None:
                                     "and an Elo scale from Bradley-Terry on boards won, each with a 95% "
                                     "bootstrap interval over the boards.")
     sp.add_argument("agents", nargs="*", type=agent_spec, metavar="AGENT", help="3 or more agent specs")
-    sp.add_argument("--deals", type=int_arg(1, None, "a deal count"), default=None,
+    sp.add_argument("--deals", type=deals_arg(), default=None,
                     help="boards per pair (the same boards for every pair), default 1000")
     add_seed(sp, "master seed")
     add_workers(sp)
@@ -242,7 +248,7 @@ def add_simulate(sub: Any) -> None:
                         description="Simulate deals in the batch engine (compiled policies) and print a summary; "
                                     "with --out DIR the rows go to a resumable run directory (a Parquet shard "
                                     "per chunk), with --format also into one file.")
-    sp.add_argument("--deals", type=int_arg(1, None, "a deal count"), default=None, help="deals (default 1,000,000)")
+    sp.add_argument("--deals", type=deals_arg(), default=None, help="deals (default 1,000,000)")
     sp.add_argument("--policy", type=agent_list, default=None, metavar="SPEC[,SPEC,SPEC]",
                     help="one batch policy for every seat or three: random, rule_based, rule_based:max_bid=18 "
                          "(default random)")
@@ -252,7 +258,7 @@ def add_simulate(sub: Any) -> None:
     add_out(sp, "run directory of the rows (resumable)")
     add_format(sp, "deals")
     add_backend(sp)
-    sp.add_argument("--chunk-size", type=int_arg(1, None, "a deal count"), default=None,
+    sp.add_argument("--chunk-size", type=deals_arg(), default=None,
                     help="with --out: deals per shard (default 100,000)")
     add_progress(sp)
     sp.set_defaults(func=_cmd_simulate, parser=sp)
@@ -310,6 +316,8 @@ def read_results(path: str) -> tuple[str, Any]:
 
 def _cmd_show(args: argparse.Namespace) -> int:
     paths = [args.path] + list(args.more)
+    if args.plot:
+        check_plot_path(args.plot)
     if len(paths) > 1:
         return _show_pooled(paths)
     kind, res = read_results(args.path)

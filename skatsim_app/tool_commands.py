@@ -58,9 +58,6 @@ def add_agents(sub: Any) -> None:
 def _cmd_import_iss(args: argparse.Namespace) -> int:
     from skatsim.iss_import import import_iss
 
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise UsageError(f"--out {args.out!r} is a file; give a folder for games.parquet, decisions.parquet, "
-                         "errors.jsonl and summary.json")
     summ = import_iss(args.file, args.out, progress=not args.no_progress, chunk=args.chunk, limit=args.limit)
     print(summ)
     return 0
@@ -161,9 +158,27 @@ def add_train_bidding(sub: Any) -> None:
 # ----------------------------------------------------------------------------- train-dmc
 
 
+def _option_value(argv: list[str], name: str) -> str | None:
+    """The value of ``--name VALUE`` / ``--name=VALUE`` in ``argv`` (the last one), else None."""
+    value = None
+    for i, a in enumerate(argv):
+        if a == name and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif a.startswith(name + "="):
+            value = a[len(name) + 1:]
+    return value
+
+
 def run_train_dmc(argv: list[str]) -> int:
     """``skatsim train-dmc ...``: the arguments (``--help`` included) belong to
-    ``experiments/train_dmc.py`` (Deep Monte-Carlo self-play training of the ``dmc`` player)."""
+    ``experiments/train_dmc.py`` (Deep Monte-Carlo self-play training of the ``dmc`` player).
+    A cluster ``--address`` is joined first (:func:`skatsim.parallel.ensure_ray`): where no
+    cluster answers, a one-line error within seconds, before a run directory is made."""
+    address = _option_value(argv, "--address")
+    if address not in (None, "local") and "-h" not in argv and "--help" not in argv:
+        from skatsim.parallel import ensure_ray
+
+        ensure_ray(address)
     return _run_script("train_dmc", argv)
 
 

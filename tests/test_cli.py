@@ -105,7 +105,7 @@ def test_solve_exact_and_threshold_modes(capsys: pytest.CaptureFixture[str]) -> 
     (["solve", "--mode", "threshold", "--threshold", "200"], "skatsim solve: error: argument --threshold: card points in 0..120"),
     (["solve", "--threshold", "90"], "skatsim solve: error: --threshold needs --mode threshold"),
     (["solve", "--contract", "N", "--mode", "threshold", "--threshold", "61"], "skatsim solve: error:"),
-    (["demo", "--deals", "-5"], "skatsim demo: error: argument --deals: a deal count >= 0 expected, got -5"),
+    (["demo", "--deals", "-5"], "skatsim demo: error: argument --deals: a deal count in 0..10**12 expected, got -5"),
     (["demo", "--workers", "0"], "skatsim demo: error: argument --workers: a worker count >= 1 expected, got 0"),
     (["play", "--seed", "x"], "skatsim play: error: argument --seed: an int seed expected, got 'x'"),
     (["play", "--agents", "rule_based,random"], "skatsim play: error: argument --agents: give one agent"),
