@@ -52,8 +52,8 @@ from .deal import Deal
 from .state import SkatState
 
 __all__ = ["IssError", "IssResult", "IssGame", "Mismatch", "parse_iss", "parse_result", "replay", "replay_notes",
-           "check", "iter_iss", "iter_lines", "read_iss", "to_iss", "rows_to_iss", "write_iss", "EXAMPLE",
-           "HIDDEN_CARD", "REPLAY_NOTES", "ISS_CARD_NAMES", "iss_cards"]
+           "check", "check_source", "iter_iss", "iter_lines", "read_iss", "to_iss", "rows_to_iss", "write_iss",
+           "EXAMPLE", "HIDDEN_CARD", "REPLAY_NOTES", "ISS_CARD_NAMES", "iss_cards"]
 
 #: A real record (ISS_FORMAT.md §5 (a)): a diamonds game lost with 59 points.
 EXAMPLE = ("(;GM[Skat]PC[International Skat Server]CO[]SE[24072]ID[541932]DT[2010-12-06/18:59:24/UTC]"
@@ -92,7 +92,8 @@ class IssError(ValueError):
         if record_id is not None:
             where += f" (ID {record_id})"
         tok = f": bad token {token!r}" if token is not None else ""
-        super().__init__(f"{where}{tok}: {reason}")
+        # a file that cannot be read at all is not about a record
+        super().__init__(reason if kind == "file" and not line else f"{where}{tok}: {reason}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"line": self.line, "id": self.record_id, "kind": self.kind, "token": self.token,
@@ -580,16 +581,31 @@ def _open_binary(path: str | os.PathLike[str]) -> tuple[Any, Any]:
     return raw, raw
 
 
+def check_source(path: str | os.PathLike[str]) -> str:
+    """``path`` as text when it is a regular file; else :class:`IssError` (``kind="file"``)
+    saying what it is: a folder, missing, or a device, pipe or socket.
+
+    >>> check_source("/dev/null")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    skatsim.iss.IssError: '/dev/null' is not a regular file (a device, a pipe or a socket); give an ISS file ...
+    """
+    p = os.fspath(path)
+    want = "give an ISS file (one record per line, .sgf, .txt or .bz2)"
+    if os.path.isdir(p):
+        raise IssError(f"{p!r} is a folder; {want}", kind="file")
+    if not os.path.exists(p):
+        raise IssError(f"no such file: {p!r}", kind="file")
+    if not os.path.isfile(p):
+        raise IssError(f"{p!r} is not a regular file (a device, a pipe or a socket); {want}", kind="file")
+    return p
+
+
 def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str, int]]:
     """``(line number, text, bytes read so far of the file)`` for every line. A folder, a
-    missing file or a compressed file that ends early raise :class:`IssError`
-    (``kind="file"``) naming the file."""
-    p = os.fspath(path)
-    if os.path.isdir(p):
-        raise IssError(f"{p!r} is a folder; give an ISS file (one record per line, .sgf, .txt or .bz2)",
-                       kind="file")
-    if not os.path.isfile(p):
-        raise IssError(f"no such file: {p!r}", kind="file")
+    missing file (:func:`check_source`) or a compressed file that ends early raise
+    :class:`IssError` (``kind="file"``) naming the file."""
+    p = check_source(path)
     src, raw = _open_binary(path)
     n = 0
     with raw, src:

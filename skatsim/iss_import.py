@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 from .actions import BID_BASE, PASS, PICKUP, action_to_string
 from .contracts import BID_VALUES
-from .iss import IssError, IssGame, Mismatch, check, iss_cards, iter_lines, parse_iss, replay_notes
+from .iss import IssError, IssGame, Mismatch, check, check_source, iss_cards, iter_lines, parse_iss, replay_notes
 from .state import SkatState
 from .table import auction_text
 
@@ -110,6 +110,17 @@ def _game_rows(g: IssGame, s: SkatState, r: Any, index: int, mism: list[Mismatch
     return row, dec
 
 
+def _printable(text: str, most: int = 200) -> str:
+    """``text`` safe for a terminal: control and undecodable characters escaped, at most
+    ``most`` characters (a binary file's junk is not echoed).
+
+    >>> print(_printable("bad \\x1b[2J\\ufffd token"))
+    bad \\x1b[2J\\ufffd token
+    """
+    out = "".join(c if c.isprintable() and c != "\ufffd" else c.encode("unicode_escape").decode() for c in text)
+    return out if len(out) <= most else out[:most - 3] + "..."
+
+
 @dataclass
 class ImportSummary:
     """What :func:`import_iss` read: records, games written, skipped (by reason, with the
@@ -157,6 +168,32 @@ class ImportSummary:
         return "\n".join(lines)
 
 
+def _check_out(out: str, config: dict[str, Any]) -> None:
+    """``out`` may take this import: new, an empty folder, or the folder of an import of the
+    same file (path, size) and ``limit``, which is made again. Anything else is refused
+    (``FileExistsError`` naming what is there), as every command refuses to replace results."""
+    if not os.path.exists(out):
+        return
+    if not os.path.isdir(out):
+        raise FileExistsError(f"--out {out!r} is a file; give a folder for games.parquet, decisions.parquet, "
+                              "errors.jsonl and summary.json")
+    if not os.listdir(out):
+        return
+    from .runs import is_run_dir, read_manifest
+
+    if not is_run_dir(out):
+        raise FileExistsError(f"--out {out!r} is a folder that is not empty; give a new folder for the import")
+    man = read_manifest(out)
+    if man.get("kind") != "iss_import":
+        raise FileExistsError(f"--out {out!r} holds a {man.get('kind')} run; give a new folder for the import")
+    old = man.get("config", {})
+    diff = [k for k in config if old.get(k) != config[k]]
+    if diff:
+        raise FileExistsError(f"--out {out!r} holds another import ("
+                              + "; ".join(f"{k}: {old.get(k)!r} there, {config[k]!r} here" for k in diff)
+                              + "); give a new folder, or delete that one to replace it")
+
+
 def import_iss(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *, progress: bool = True,
                chunk: int = 20_000, limit: int | None = None) -> ImportSummary:
     """Import an ISS file (plain or ``.bz2``) into ``out_dir``: ``games.parquet`` (one row
@@ -169,8 +206,10 @@ def import_iss(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     rules refuse is counted by kind (``malformed``, ``illegal``, ``unfinished``) in
     ``errors.jsonl``; a replay that differs from the server's result line is kept, with the
     differing fields in ``mismatch``, and unusual ones with their ``notes``. ``progress``: a
-    tqdm bar over the file's bytes. A folder, a missing or truncated file raise
-    :class:`~skatsim.iss.IssError`; an ``out_dir`` that is a file ``FileExistsError``.
+    tqdm bar over the file's bytes. A folder, a missing, truncated or not regular file raise
+    :class:`~skatsim.iss.IssError`; an ``out_dir`` that is a file, a folder holding anything
+    but an import of the same file (path and size) and ``limit`` ``FileExistsError``: an
+    earlier import is never replaced by another.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -178,15 +217,10 @@ def import_iss(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     from .runs import atomic_path, write_manifest
 
     t0 = time.perf_counter()
-    src = os.fspath(path)
-    if os.path.isdir(src):
-        raise IssError(f"{src!r} is a folder; give an ISS file (one record per line, .sgf, .txt or .bz2)", kind="file")
-    if not os.path.isfile(src):
-        raise IssError(f"no such file: {src!r}", kind="file")
+    src = check_source(path)
     out = os.fspath(out_dir)
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise FileExistsError(f"--out {out!r} is a file; give a folder for games.parquet, decisions.parquet, "
-                              "errors.jsonl and summary.json")
+    config = {"source": os.path.abspath(src), "bytes": os.path.getsize(src), "limit": limit}
+    _check_out(out, config)
     os.makedirs(out, exist_ok=True)
     summ = ImportSummary(path=src, out_dir=out)
     gschema, dschema = _schemas()
@@ -226,7 +260,7 @@ def import_iss(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
             summ.skipped[e.kind] += 1
             errf.write(json.dumps(e.to_dict()) + "\n")
             if len(summ.examples) < 20:
-                summ.examples.append(str(e))
+                summ.examples.append(_printable(str(e)))
 
         done = 0
         for n, text, pos in iter_lines(src):
@@ -272,6 +306,6 @@ def import_iss(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     from .runs import atomic_write_json
 
     atomic_write_json(os.path.join(out, "summary.json"), summ.to_dict())
-    write_manifest(out, "iss_import", {"source": os.path.abspath(src), "limit": limit, "chunk": chunk},
-                   status="complete", records=summ.records, games=summ.games, elapsed_s=round(summ.seconds, 3))
+    write_manifest(out, "iss_import", {**config, "chunk": chunk}, status="complete", records=summ.records,
+                   games=summ.games, elapsed_s=round(summ.seconds, 3))
     return summ
