@@ -2,6 +2,10 @@
 
     .venv/bin/python experiments/pimc_worlds_sweep.py --config experiments/configs/pimc_worlds_sweep.json
 
+A long study: about 50 minutes on 2 cores (five 200-board tournaments, one process each
+as the config says; 64 worlds take about half of it), nothing needed beforehand.
+``--n-deals 4`` is a quick try (about a minute).
+
 For each number of worlds, a duplicate tournament ``pimc:worlds=W`` vs ``rule_based`` (the
 same rule-based bidding on both sides, so the figure measures card play) on the same
 boards. Writes ``runs/pimc_worlds_sweep__<seed>__<time>/`` with ``results.parquet`` (one
@@ -9,10 +13,13 @@ row per worlds setting: Seeger-Fabian difference per game with its 95% CI, PIMC'
 declarer win rate, decision seconds per game) and ``summary.md``.
 
 Each setting's tournament is a resumable run directory (``worlds_<W>/`` inside the study's
-``tournaments`` directory, default ``runs/pimc_worlds_sweep_tournaments__<seed>``): run the
-study again after an interruption and it continues. ``reuse`` maps a worlds setting to an
-existing finished tournament of the same agents and seed with at least ``n_deals``
-boards (its first ``n_deals`` boards are the same deals), e.g. the 2,000-board PIMC(32) run.
+``tournaments`` directory, default ``runs/pimc_worlds_sweep_tournaments__<seed>`` in the
+current folder): run the study again after an interruption and it continues. ``reuse`` maps
+a worlds setting to a finished tournament of the same agents and seed with at least
+``n_deals`` boards (its first ``n_deals`` boards are the same deals), e.g. the 2,000-board
+PIMC(32) run of ``RESULTS.md``: where that folder does not exist the setting is played here
+(the study says so); one that exists but does not fit is refused before anything is played.
+Relative paths are taken from the current folder.
 """
 
 from __future__ import annotations
@@ -21,10 +28,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from experiments._runs import make_run_dir, study_main, write_config, write_summary  # noqa: E402
+
+if TYPE_CHECKING:
+    from agents.arena.tournament import TournamentResult
 
 
 @dataclass
@@ -39,41 +50,66 @@ class Config:
     workers: int = 2
     #: run directory of the per-setting tournaments (default runs/pimc_worlds_sweep_tournaments__<seed>)
     tournaments: str = ""
-    #: {"32": "runs/pimc32_vs_rule_based"}: settings taken from finished tournaments
+    #: {"32": "runs/pimc32_vs_rule_based"}: settings taken from finished tournaments where they exist
     reuse: dict = field(default_factory=dict)
     #: the setting every other one is compared with, board by board (default: the largest)
     reference: int = 0
 
 
-def run(cfg: Config, root: str | None = None) -> Path:
-    import pandas as pd
-
-    from agents import load_tournament, run_tournament
+def _reused(cfg: Config) -> dict[int, "TournamentResult"]:
+    """The finished tournaments ``cfg.reuse`` names that exist, checked before any play (a
+    missing one is played instead; one that does not fit is refused: SystemExit)."""
+    from agents import load_tournament
     from agents.arena.base import AgentSpec
     from agents.arena.tournament import TournamentResult
 
+    out: dict[int, TournamentResult] = {}
+    for key, src in cfg.reuse.items():
+        w = int(key)
+        if w not in cfg.worlds:
+            continue
+        path = Path(src)
+        if not path.exists():
+            print(f"worlds={w}: {src} is not here (reuse in the config); playing its {cfg.n_deals} boards instead",
+                  file=sys.stderr)
+            continue
+        try:
+            full = load_tournament(path)
+        except ValueError as e:
+            raise SystemExit(f"pimc_worlds_sweep: reuse {src}: {e}") from None
+        want = (_spec(cfg, w), AgentSpec.parse(cfg.opponent).to_text())
+        if tuple(full.labels[:2]) != want or full.config.seed != cfg.seed or full.config.n_deals < cfg.n_deals:
+            raise SystemExit(f"pimc_worlds_sweep: reuse {src}: agents {full.labels}, seed {full.config.seed}, "
+                             f"{full.config.n_deals} boards do not fit {want}, seed {cfg.seed}, {cfg.n_deals} boards")
+        games = full.games[full.games["deal_id"] < cfg.n_deals].copy()
+        games.attrs = dict(full.games.attrs)
+        out[w] = TournamentResult(games, full.config)
+    return out
+
+
+def _spec(cfg: Config, worlds: int) -> str:
+    from agents.arena.base import AgentSpec
+
+    return AgentSpec("pimc", {"worlds": worlds, **cfg.pimc}).to_text()
+
+
+def run(cfg: Config, root: str | None = None) -> Path:
+    import pandas as pd
+
+    from agents import run_tournament
+    from agents.arena.base import AgentSpec
+
+    reused = _reused(cfg)
     run_dir = make_run_dir(cfg.study, cfg.seed, root)
     write_config(run_dir, cfg)
-    repo = Path(__file__).resolve().parents[1]
-    tdir = Path(cfg.tournaments) if cfg.tournaments else repo / "runs" / f"pimc_worlds_sweep_tournaments__{cfg.seed}"
-    if not tdir.is_absolute():
-        tdir = repo / tdir
+    tdir = Path(cfg.tournaments) if cfg.tournaments else Path("runs") / f"pimc_worlds_sweep_tournaments__{cfg.seed}"
     rows = []
     tables: dict[int, tuple[str, "pd.DataFrame"]] = {}
     for w in cfg.worlds:
-        spec = AgentSpec("pimc", {"worlds": w, **cfg.pimc}).to_text()
+        spec = _spec(cfg, w)
         t0 = time.perf_counter()
-        if str(w) in cfg.reuse:
-            src = Path(cfg.reuse[str(w)])
-            full = load_tournament(src if src.is_absolute() else repo / src)
-            want = (spec, AgentSpec.parse(cfg.opponent).to_text())
-            if tuple(full.labels[:2]) != want or full.config.seed != cfg.seed or full.config.n_deals < cfg.n_deals:
-                raise SystemExit(f"reuse {src}: agents {full.labels}, seed {full.config.seed}, "
-                                 f"{full.config.n_deals} boards do not fit {want}, seed {cfg.seed}, "
-                                 f"{cfg.n_deals} boards")
-            games = full.games[full.games["deal_id"] < cfg.n_deals].copy()
-            games.attrs = dict(full.games.attrs)
-            res = TournamentResult(games, full.config)
+        if w in reused:
+            res = reused[w]
         else:
             res = run_tournament([spec, cfg.opponent], cfg.n_deals, seed=cfg.seed, workers=cfg.workers,
                                  progress=True, out=tdir / f"worlds_{w}")
