@@ -13,7 +13,8 @@ The result (:class:`LeagueResult`):
   ``A - B`` in Seeger-Fabian points per game over the boards, with the board-level 95%
   half-width (as in a tournament's head-to-head);
 - :meth:`~LeagueResult.ratings`: per agent two ratings, each with a 95% interval from a
-  bootstrap over the boards (the same boards resampled for every pair, so the pairs'
+  Bayesian bootstrap over the boards (Rubin 1981: each replicate weighs the boards with
+  Dirichlet(1, ..., 1) weights, the same weight for a board in every pair, so the pairs'
   correlation through the common deals is kept):
 
   * ``rating``: Seeger-Fabian points per game against the league's average agent, the
@@ -22,7 +23,11 @@ The result (:class:`LeagueResult`):
   * ``elo``: a Bradley-Terry rating on the Elo scale (``400 log10`` of the strength,
     mean 0) fitted by the minorisation-maximisation algorithm (Hunter 2004) to the boards
     won, lost and tied (a tie counts half to each), a board being won by the agent with
-    the higher Seeger-Fabian points per game on it.
+    the higher Seeger-Fabian points per game on it, plus one virtual tied board per pair
+    (the prior, as BayesElo's virtual draws): a pair whose boards all went one way (common
+    when a weak agent is in the league) has no finite Elo gap without it. The bootstrap
+    weighs each pair's virtual board like a real one, so such a pair's interval is wide
+    (the boards bound the gap from below only) instead of collapsing to a point.
 
 >>> r = run_league(["random", "rule_based", "rule_based:random_cards=1"], n_deals=20, seed=3, progress=False)
 >>> list(r.ratings().index)[0], r.matrix().shape
@@ -56,11 +61,23 @@ __all__ = ["run_league", "load_league", "LeagueResult", "fit_ratings", "bradley_
 #: ``kind`` of a league's manifest.
 LEAGUE_KIND = "league"
 _BOOTSTRAP = 1000
+#: Virtual tied boards per pair in the Elo fit (the prior).
+_PRIOR_BOARDS = 1.0
 
 
 def _labels(specs: Sequence[Any]) -> list[str]:
     texts = [s.to_text() for s in specs]
     return [t if texts[:i].count(t) == 0 else f"{t}#{texts[:i].count(t) + 1}" for i, t in enumerate(texts)]
+
+
+def _ls_solver(pairs: Sequence[tuple[int, int]], k: int) -> np.ndarray:
+    """The matrix that turns per-pair margins ``m`` (in the order of ``pairs``) into the
+    least-squares ratings ``r`` (sum 0) of ``m(i, j) ~ r_i - r_j``: ``r = S @ m``."""
+    x = np.zeros((len(pairs) + 1, k))
+    for q, (i, j) in enumerate(pairs):
+        x[q, i], x[q, j] = 1.0, -1.0
+    x[-1] = 1.0  # sum to zero
+    return np.linalg.pinv(x)[:, :-1]
 
 
 def fit_ratings(margins: dict[tuple[int, int], np.ndarray], k: int) -> np.ndarray:
@@ -70,40 +87,34 @@ def fit_ratings(margins: dict[tuple[int, int], np.ndarray], k: int) -> np.ndarra
     >>> fit_ratings({(0, 1): np.array([2.0]), (0, 2): np.array([4.0]), (1, 2): np.array([2.0])}, 3).round(6).tolist()
     [2.0, 0.0, -2.0]
     """
-    rows, y = [], []
-    for (i, j), m in margins.items():
-        row = np.zeros(k)
-        row[i], row[j] = 1.0, -1.0
-        rows.append(row)
-        y.append(float(np.mean(m)))
-    rows.append(np.ones(k))  # sum to zero
-    y.append(0.0)
-    r, *_ = np.linalg.lstsq(np.array(rows), np.array(y), rcond=None)
-    return r
+    return _ls_solver(list(margins), k) @ np.array([float(np.mean(m)) for m in margins.values()])
 
 
-def bradley_terry_elo(wins: np.ndarray, iterations: int = 500) -> np.ndarray:
+def bradley_terry_elo(wins: np.ndarray, iterations: int = 100_000) -> np.ndarray:
     """Bradley-Terry strengths fitted to ``wins[i, j]`` (boards i won against j, ties counted
     half) by minorisation-maximisation (Hunter 2004), on the Elo scale: ``400 log10``,
-    centred on 0. An agent that never wins is kept finite by a tiny prior win.
+    centred on 0. An agent that never wins is kept finite by a tiny prior win. ``wins`` may
+    hold many tables, ``(..., k, k)``: each is fitted (the bootstrap's replicates at once).
 
     >>> bradley_terry_elo(np.array([[0, 3.0], [1.0, 0]])).round(1).tolist()   # 3:1, so 10**(d/400) = 3
     [95.4, -95.4]
     """
-    k = wins.shape[0]
-    w = wins + 1e-3 * (1 - np.eye(k))  # a tiny prior keeps every strength positive
-    n = w + w.T
-    p = np.ones(k)
+    w = np.asarray(wins, dtype=np.float64)
+    k = w.shape[-1]
+    w = w + 1e-3 * (1 - np.eye(k))  # a tiny prior keeps every strength positive
+    n = w + np.swapaxes(w, -1, -2)
+    won = w.sum(axis=-1)
+    logp = np.zeros(w.shape[:-1])
     for _ in range(iterations):
-        denom = (n / (p[:, None] + p[None, :])).sum(axis=1)  # the diagonal of n is 0
-        p_new = w.sum(axis=1) / denom
-        p_new /= np.exp(np.mean(np.log(p_new)))
-        if np.max(np.abs(p_new - p)) < 1e-12:
-            p = p_new
+        p = np.exp(logp)
+        denom = (n / (p[..., :, None] + p[..., None, :])).sum(axis=-1)  # the diagonal of n is 0
+        new = np.log(won / denom)
+        new -= new.mean(axis=-1, keepdims=True)
+        done = np.max(np.abs(new - logp)) < 1e-10
+        logp = new
+        if done:
             break
-        p = p_new
-    elo = 400.0 * np.log10(p)
-    return elo - elo.mean()
+    return 400.0 * logp / np.log(10.0)
 
 
 @dataclass
@@ -146,41 +157,61 @@ class LeagueResult:
             h[i, j] = h[j, i] = half
         return pd.DataFrame(h if ci else m, index=list(self.labels), columns=list(self.labels))
 
-    def _ratings_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _ratings_of(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The two ratings for each row of ``weights`` ``(B, n_boards + pairs)``: the boards
+        weighted by its first ``n_boards`` columns, pair ``q``'s virtual tied board by column
+        ``n_boards + q``. Returns ``(B, k)`` SF ratings and ``(B, k)`` Elo ratings."""
         bt = self.board_table()
-        k = len(self.labels)
-        margins = {p: bt[p].to_numpy(np.float64)[rows] for p in self.pairs}
-        r = fit_ratings(margins, k)
-        wins = np.zeros((k, k))
-        for (i, j), x in margins.items():
-            wins[i, j] = (x > 0).sum() + 0.5 * (x == 0).sum()
-            wins[j, i] = (x < 0).sum() + 0.5 * (x == 0).sum()
+        k, nb, pairs = len(self.labels), self.n_boards, list(self.pairs)
+        w = weights[:, :nb]
+        x = np.stack([bt[p].to_numpy(np.float64) for p in pairs], axis=1)  # (boards, pairs)
+        r = (w @ x / w.sum(axis=1, keepdims=True)) @ _ls_solver(pairs, k).T
+        won, lost, tied = w @ (x > 0), w @ (x < 0), 0.5 * (w @ (x == 0) + weights[:, nb:])
+        wins = np.zeros((len(weights), k, k))
+        for q, (i, j) in enumerate(pairs):
+            wins[:, i, j] = won[:, q] + tied[:, q]
+            wins[:, j, i] = lost[:, q] + tied[:, q]
         return r, bradley_terry_elo(wins)
 
     def ratings(self, n_bootstrap: int = _BOOTSTRAP, seed: int = 0) -> "pd.DataFrame":
         """Per agent, best first: ``rating`` (SF/game vs the league average) and ``elo``
-        (Bradley-Terry on boards won), each with its 95% bootstrap interval ``*_lo`` /
-        ``*_hi`` (``n_bootstrap`` resamples of the boards, seeded)."""
+        (Bradley-Terry on boards won, with one virtual tied board per pair), each with its
+        95% Bayesian-bootstrap interval ``*_lo`` / ``*_hi`` (``n_bootstrap`` replicates,
+        seeded; see the module docstring)."""
         import pandas as pd
 
-        nb = self.n_boards
-        r0, e0 = self._ratings_of(np.arange(nb))
-        gen = np.random.default_rng(seed)
-        rs, es = [], []
-        for _ in range(n_bootstrap):
-            rows = gen.integers(0, nb, nb)
-            r, e = self._ratings_of(rows)
-            rs.append(r)
-            es.append(e)
-        rq = np.percentile(np.array(rs), [2.5, 97.5], axis=0)
-        eq = np.percentile(np.array(es), [2.5, 97.5], axis=0)
+        n = self.n_boards + len(self.pairs)  # the boards, then one virtual board per pair
+        prior = np.r_[np.ones(self.n_boards), np.full(len(self.pairs), _PRIOR_BOARDS)]
+        r0, e0 = (a[0] for a in self._ratings_of(prior[None, :]))
+        g = np.random.default_rng(seed).gamma(prior, size=(n_bootstrap, n))  # Dirichlet(prior) weights
+        rs, es = self._ratings_of(g * (n / g.sum(axis=1, keepdims=True)))
+        rq = np.percentile(rs, [2.5, 97.5], axis=0)
+        eq = np.percentile(es, [2.5, 97.5], axis=0)
         df = pd.DataFrame({"rating": r0, "rating_lo": rq[0], "rating_hi": rq[1], "elo": e0, "elo_lo": eq[0],
                            "elo_hi": eq[1]}, index=list(self.labels))
         df.index.name = "agent"
         return df.sort_values("rating", ascending=False)
 
+    def elo_misfit(self) -> tuple[tuple[int, int], float, float] | None:
+        """The pair whose share of boards won is furthest from what the Elo gap predicts,
+        ``((i, j), observed, predicted)``, when that is off by more than 0.05 plus three
+        standard errors (Bradley-Terry cannot fit such a league: its Elo gaps do not add up);
+        else None."""
+        bt = self.board_table()
+        elo = self._ratings_of(np.r_[np.ones(self.n_boards), np.full(len(self.pairs), _PRIOR_BOARDS)][None, :])[1][0]
+        worst = None
+        for (i, j) in self.pairs:
+            x = bt[(i, j)].to_numpy(np.float64)
+            seen = float(((x > 0).sum() + 0.5 * (x == 0).sum()) / len(x))
+            pred = float(1.0 / (1.0 + 10.0 ** ((elo[j] - elo[i]) / 400.0)))
+            off = abs(seen - pred) - 0.05 - 3.0 * np.sqrt(pred * (1.0 - pred) / len(x))
+            if off > 0 and (worst is None or abs(seen - pred) > abs(worst[1] - worst[2])):
+                worst = ((i, j), seen, pred)
+        return worst
+
     def table(self) -> str:
-        """The matrix (margins ± half-widths) and the ratings as text."""
+        """The matrix (margins ± half-widths) and the ratings as text (with a note when the
+        Elo fit does not describe the boards: :meth:`elo_misfit`)."""
         import pandas as pd
 
         m, h = self.matrix(), self.matrix(ci=True)
@@ -196,8 +227,15 @@ class LeagueResult:
         c = self.config
         head = (f"league: {len(self.labels)} agents, {len(self.pairs)} pairs x {self.n_boards:,} boards "
                 f"(duplicate, seed {c.get('seed')}, rules {c.get('rules_version')})")
-        return "\n".join([head, "margin row - column, SF/game, 95% CI:", shown.to_string(),
-                          "ratings, 95% bootstrap intervals over the boards:", rshow.to_string()])
+        lines = [head, "margin row - column, SF/game, 95% CI:", shown.to_string(),
+                 "ratings, 95% bootstrap intervals over the boards:", rshow.to_string()]
+        bad = self.elo_misfit()
+        if bad is not None:
+            (i, j), seen, pred = bad
+            lines.append(f"note: {self.labels[i]} won {seen:.2f} of the boards against {self.labels[j]}, where the "
+                         f"Elo gap predicts {pred:.2f}: Bradley-Terry does not fit these boards (the gaps do not add "
+                         "up), so read the Elo column with the matrix")
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.table()
