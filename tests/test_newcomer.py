@@ -39,7 +39,7 @@ def test_section_4_cases_are_one_line_errors(tmp_path, capsys) -> None:
     (tmp_path / "a_file").write_text("x")
     _fails(["import-iss", str(ROOT / "tests" / "data" / "iss_records.txt"), "--out", str(tmp_path / "a_file")],
            capsys, "is a file")
-    _fails(["tournament", "random", "random", "--deals", "-5"], capsys, "a deal count >= 1 expected, got -5")
+    _fails(["tournament", "random", "random", "--deals", "-5"], capsys, "a deal count in 1..10**12 expected, got -5")
     _fails(["train-bidding", "--tournament", "-5"], capsys, "--tournament needs a positive number of deals")
     _fails(["train-bidding", "--tournament", "10", "--agent", "foo=1"], capsys, "has no parameter 'foo'")
     _fails(["tournament", "rule_based:bid_threshold=7", "random"], capsys, "must be a probability in [0, 1]")
@@ -171,3 +171,226 @@ def test_nothing_is_written_into_the_source_tree(tmp_path) -> None:
     assert (tmp_path / "lg" / "manifest.json").is_file() and "ratings" in r.stdout
     after = set((ROOT / "runs").rglob("*")) if (ROOT / "runs").exists() else set()
     assert after == before
+
+
+# ----------------------------------------------------------------------------- new-user pass 3
+
+
+def _closed_port() -> int:
+    """A loopback port where nothing listens (bound, read, closed)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _in_mounts(tmp_path: Path, options: str, script: str) -> subprocess.CompletedProcess[str] | None:
+    """Run ``script`` (sh) with a small tmpfs mounted at ``tmp_path/mnt`` (``options``: e.g.
+    ``size=64k,ro``) in a private mount namespace; None where this machine cannot."""
+    import shutil
+
+    if shutil.which("unshare") is None:
+        return None
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o {options} tmpfs {mnt}"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        return None
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    return subprocess.run(["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o {options} tmpfs {mnt} && {script}"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+
+
+def test_a_read_only_out_and_plot_are_one_line_errors(tmp_path) -> None:
+    exe = f"{sys.executable} -m skatsim_app"
+    r = _in_mounts(tmp_path, "size=64k,ro",
+                   f"{exe} tournament random random --deals 5 --out mnt/run --no-progress; echo rc=$?; "
+                   f"{exe} simulate --deals 50 --out mnt/sim --no-progress; echo rc=$?; "
+                   f"{exe} league random rule_based rule_based:max_bid=18 --deals 5 --plot mnt/x.png; echo rc=$?")
+    if r is None:
+        pytest.skip("no private mount namespace here (unshare -rm)")
+    assert r.stdout.split() == ["rc=2"] * 3, (r.stdout, r.stderr)
+    assert r.stderr.splitlines() == [
+        "skatsim tournament: error: Read-only file system: 'mnt/run'",
+        "skatsim simulate: error: Read-only file system: 'mnt/sim'",
+        "skatsim league: error: --plot 'mnt/x.png': cannot write there (a read-only file system or no permission)"]
+
+
+def test_a_full_disk_is_a_one_line_error_that_keeps_the_finished_shards(tmp_path) -> None:
+    exe = f"{sys.executable} -m skatsim_app"
+    r = _in_mounts(tmp_path, "size=64k",
+                   f"{exe} tournament random rule_based --deals 3000 --chunk-size 200 --out mnt/run --no-progress "
+                   "--workers 1; echo rc=$?; ls mnt/run/shards | wc -l")
+    if r is None:
+        pytest.skip("no private mount namespace here (unshare -rm)")
+    rc, shards = r.stdout.split()
+    assert rc == "rc=2" and int(shards) >= 1, (r.stdout, r.stderr)
+    assert r.stderr.splitlines() == ["skatsim tournament: error: No space left on device: 'mnt/run'; what was "
+                                     "finished is kept: resume with skatsim tournament --resume mnt/run"]
+
+
+def test_a_full_disk_in_process(tmp_path, capsys, monkeypatch) -> None:
+    import errno
+
+    import pyarrow.parquet as pq
+
+    real = pq.write_table
+    calls = []
+
+    def fill_up(table, where, *a, **k):  # the second shard finds the disk full
+        calls.append(where)
+        if len(calls) > 1:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(table, where, *a, **k)
+
+    monkeypatch.setattr(pq, "write_table", fill_up)
+    out = tmp_path / "run"
+    _fails(["tournament", "random", "rule_based", "--deals", "40", "--chunk-size", "10", "--workers", "1",
+            "--no-progress", "--out", str(out)], capsys,
+           f"No space left on device: '{out}'; what was finished is kept: resume with skatsim tournament --resume {out}")
+    from skatsim.runs import RunDir
+
+    assert len(RunDir.open(out).done()) == 1 and not list((out / "shards").glob(".tmp-*"))
+
+
+def test_a_closed_stdout_ends_quietly(tmp_path) -> None:
+    """``skatsim show ... | head``: the reader went away; no BrokenPipeError traceback."""
+    assert main(["tournament", "random", "rule_based", "--deals", "5", "--out", str(tmp_path / "t"),
+                 "--no-progress", "--workers", "1"]) == 0
+    for argv in (["show", str(tmp_path / "t")], ["agents"]):
+        r, w = os.pipe()
+        os.close(r)
+        p = subprocess.run([sys.executable, "-m", "skatsim_app", *argv], stdout=w, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+        os.close(w)
+        assert (p.returncode, p.stderr) == (141, ""), p.stderr
+
+
+def test_an_address_where_no_ray_answers_is_refused_before_ray_starts(tmp_path, capsys, monkeypatch) -> None:
+    ray = pytest.importorskip("ray")
+
+    def never(*a, **k):
+        raise AssertionError("ray.init must not be reached")
+
+    monkeypatch.setattr(ray, "init", never)
+    port = _closed_port()
+    why = f"no Ray cluster answers at address '127.0.0.1:{port}' (connection refused)"
+    _fails(["tournament", "random", "random", "--deals", "5", "--backend", "ray", "--address", f"127.0.0.1:{port}"],
+           capsys, why)
+    _fails(["simulate", "--deals", "5", "--backend", "ray", "--address", f"ray://127.0.0.1:{port}",
+            "--out", str(tmp_path / "s")], capsys, "connection refused")
+    monkeypatch.chdir(tmp_path)
+    _fails(["train-dmc", "--config", str(ROOT / "experiments" / "configs" / "train_dmc_small.json"),
+            "--address", f"127.0.0.1:{port}"], capsys, why)
+    assert list(tmp_path.iterdir()) == []  # no run folder left behind
+
+
+@pytest.mark.parametrize("argv", [
+    ["tournament", "random", "random", "--deals", "10**20"],
+    ["tournament", "random", "random", "--deals", "99999999999999999999"],
+    ["league", "random", "rule_based", "rule_based:max_bid=18", "--deals", "1_000_000_000_001"],
+    ["simulate", "--deals", "9999999999999"],
+    ["demo", "--batch", "--deals", "2000000000000"],
+    ["play", "--seat", "0", "--deals", "10000000000000"],
+])
+def test_a_deal_count_beyond_the_bound_is_refused(argv, capsys) -> None:
+    _fails(argv, capsys, "a deal count")
+
+
+@pytest.mark.parametrize("cmd", [["tournament", "random", "random"], ["league", "random", "rule_based", "random"],
+                                 ["simulate"], ["solve"], ["play"], ["demo"]])
+def test_every_command_takes_the_same_seeds(cmd, capsys) -> None:
+    for seed in (str(2**63), str(-2**63 - 1), "99999999999999999999999"):
+        _fails(cmd + ["--seed", seed], capsys, "an int seed in -2**63..2**63-1 (64 bits) expected")
+    from skatsim_app.cli import build_parser
+
+    assert build_parser().parse_args(cmd + ["--seed", str(-2**63)]).seed == -2**63
+
+
+def test_the_api_takes_the_same_bounds() -> None:
+    import skatsim
+    from skatsim.runs import run_simulation
+    from skatsim.vec import VecEnv
+
+    for call in (lambda: skatsim.simulate(10, seed=2**64), lambda: VecEnv(2, seed=2**64),
+                 lambda: skatsim.iter_simulate(10, seed=-2**63 - 1),
+                 lambda: run_simulation("/nonexistent/x", 10, seed=2**64)):
+        with pytest.raises(ValueError, match="a run seed must fit in 64 bits"):
+            call()
+    for call in (lambda: skatsim.iter_simulate(skatsim.MAX_DEALS + 1), lambda: skatsim.iter_simulate(10**20),
+                 lambda: run_simulation("/nonexistent/x", 10**20)):
+        with pytest.raises(ValueError, match=r"n_deals must be an int in .*10\*\*12"):
+            call()
+
+
+def test_import_iss_never_replaces_another_import(tmp_path, capsys) -> None:
+    records = ROOT / "tests" / "data" / "iss_records.txt"
+    out = tmp_path / "iss"
+    assert main(["import-iss", str(records), "--out", str(out), "--no-progress"]) == 0
+    first = (out / "games.parquet").read_bytes()
+    junk = tmp_path / "junk.sgf"
+    junk.write_bytes(bytes(range(256)) * 2)
+    _fails(["import-iss", str(junk), "--out", str(out)], capsys, f"--out '{out}' holds another import (source: ")
+    _fails(["import-iss", str(records), "--out", str(out), "--limit", "3"], capsys, "limit: None there, 3 here")
+    assert (out / "games.parquet").read_bytes() == first
+    assert main(["import-iss", str(records), "--out", str(out), "--no-progress"]) == 0  # the same import again
+    capsys.readouterr()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    _fails(["import-iss", str(records), "--out", str(tmp_path / "other")], capsys, "a folder that is not empty")
+    _fails(["import-iss", "/dev/null", "--out", str(tmp_path / "n")], capsys,
+           "'/dev/null' is not a regular file (a device, a pipe or a socket)")
+    assert main(["import-iss", str(junk), "--out", str(tmp_path / "j"), "--no-progress"]) == 0
+    shown = capsys.readouterr().out
+    assert "games written: 0" in shown and all(c.isprintable() or c == "\n" for c in shown)  # no binary junk echoed
+
+
+def test_a_truncated_results_file_is_a_clean_error(tmp_path) -> None:
+    import skatsim
+
+    path = tmp_path / "sim.parquet"
+    skatsim.simulate_to_parquet(path, 1000, seed=1, progress=False)
+    assert len(skatsim.read_parquet(path)) == 1000
+    path.write_bytes(path.read_bytes()[:-100])
+    with pytest.raises(ValueError, match="is not a readable Parquet file"):
+        skatsim.read_parquet(path)
+
+
+def test_the_worlds_sweep_plays_what_it_needs_and_checks_reuse_first(tmp_path, capsys, monkeypatch) -> None:
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("pimc_worlds_sweep", ROOT / "experiments" / "pimc_worlds_sweep.py")
+    assert spec is not None and spec.loader is not None
+    sweep = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "pimc_worlds_sweep", sweep)  # (its dataclass looks itself up there)
+    spec.loader.exec_module(sweep)
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"worlds": [1, 2], "n_deals": 2, "workers": 1, "reuse": {"2": "runs/absent"}}))
+    assert sweep.main(["--config", str(cfg)]) == 0
+    err = capsys.readouterr().err
+    assert "worlds=2: runs/absent is not here (reuse in the config); playing its 2 boards instead" in err
+    assert (tmp_path / "runs" / "pimc_worlds_sweep_tournaments__1" / "worlds_2" / "manifest.json").is_file()
+    cfg.write_text(json.dumps({"worlds": [3, 1], "n_deals": 2, "workers": 1,
+                               "reuse": {"1": "runs/pimc_worlds_sweep_tournaments__1/worlds_2"}}))
+    with pytest.raises(SystemExit, match="do not fit"):
+        sweep.main(["--config", str(cfg)])
+    assert not (tmp_path / "runs" / "pimc_worlds_sweep_tournaments__1" / "worlds_3").exists()  # nothing played
+
+
+def test_the_league_elo_interval_never_collapses() -> None:
+    """random loses every board to both others: no finite Elo gap without the prior, and a
+    bootstrap of identical boards alone gives a zero-width interval."""
+    from agents.tournament import run_league
+
+    r = run_league(["random", "rule_based", "rule_based:random_cards=1"], n_deals=30, seed=3, progress=False,
+                   workers=1)
+    bt = r.board_table()
+    assert (bt[(0, 1)] < 0).all() and (bt[(0, 2)] < 0).all()  # separated pairs
+    rt = r.ratings(n_bootstrap=300)
+    assert ((rt["elo_hi"] - rt["elo_lo"]) > 20).all(), rt
+    assert ((rt["elo_lo"] <= rt["elo"]) & (rt["elo"] <= rt["elo_hi"])).all()
+    assert rt["elo"].sum() == pytest.approx(0, abs=1e-6)
