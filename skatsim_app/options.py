@@ -147,8 +147,9 @@ def check_new_out(path: str, what: str = "the results") -> None:
 
 
 def check_plot_path(path: str) -> None:
-    """``--plot FILE``: matplotlib is installed, draws that file type, and the folder exists and
-    can be written to; checked before any work (a league would otherwise fail at its end)."""
+    """``--plot FILE``: matplotlib is installed, draws that file type, and the folder can be
+    written to (it is made when its parent exists, as ``--out`` makes ``runs/``); checked
+    before any work (a league would otherwise fail at its end)."""
     try:
         import matplotlib
 
@@ -161,10 +162,12 @@ def check_plot_path(path: str) -> None:
     if ext not in kinds:
         raise UsageError(f"--plot {path!r}: give a file name ending in one of {', '.join('.' + k for k in kinds)}")
     folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise UsageError(f"--plot {path!r}: the folder {folder!r} does not exist")
-    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+    parent = folder if os.path.isdir(folder) else os.path.dirname(folder)
+    if not os.path.isdir(parent):  # runs/x.png makes runs/ too, no deeper (as --out)
+        raise UsageError(f"--plot {path!r}: the folder {parent!r} does not exist")
+    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise UsageError(f"--plot {path!r}: cannot write there (a read-only file system or no permission)")
+    os.makedirs(folder, exist_ok=True)
 
 
 def agent_spec(text: str) -> Any:

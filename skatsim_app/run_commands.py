@@ -32,14 +32,23 @@ def _common_run_checks(args: argparse.Namespace) -> None:
 
 
 def _write_table(df: Any, folder: str, name: str, fmt: str | None) -> str | None:
-    """``DIR/NAME.parquet`` or ``.csv`` (atomically), when ``--format`` asks for it."""
+    """``DIR/NAME.parquet`` or ``.csv`` (atomically), when ``--format`` asks for it; a Parquet
+    file keeps the table's JSON-able ``attrs`` (the configuration), as pandas writes them."""
     if fmt is None:
         return None
     from skatsim.runs import atomic_path
 
+    import json
+
     path = os.path.join(folder, f"{name}.{fmt}")
     table = df.copy()
     table.attrs = {}
+    for k, v in df.attrs.items():  # the configuration goes along (the replay screen reads it)
+        try:
+            json.dumps(v)
+        except TypeError:  # e.g. a simulation's recorded actions (an array)
+            continue
+        table.attrs[k] = v
     with atomic_path(path) as tmp:
         if fmt == "csv":
             table.to_csv(tmp, index=False)

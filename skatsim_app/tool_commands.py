@@ -27,6 +27,11 @@ def _cmd_agents(args: argparse.Namespace) -> int:
     from agents import list_agents
 
     reg = list_agents()
+    unknown = [n for n in args.names if n not in reg]
+    if unknown:
+        raise UsageError(f"unknown agent {unknown[0]!r}; registered agents: {', '.join(reg)}")
+    if args.names:
+        reg = {n: reg[n] for n in args.names}
     if args.json:
         print(json.dumps(reg, indent=2, default=str))
         return 0
@@ -48,6 +53,7 @@ def add_agents(sub: Any) -> None:
     sp = sub.add_parser("agents", help="list the registered agents and their parameters",
                         description="List the registered agents (and those installed packages add) with their "
                                     "parameters and defaults.")
+    sp.add_argument("names", nargs="*", metavar="NAME", help="only these agents (default: all)")
     sp.add_argument("--json", action="store_true", help="as JSON")
     sp.set_defaults(func=_cmd_agents, parser=sp)
 
