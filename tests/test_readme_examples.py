@@ -1,24 +1,416 @@
-"""The README's plain code examples run as written (its ``>>>`` examples are doctests)."""
+"""Every code block of the README, ``docs/``, ``experiments/README.md`` and
+``benchmarks/README.md`` runs as written (the README's ``>>>`` examples are doctests).
+
+Each shell command of those files has an entry in :data:`COMMANDS` saying how it is tested:
+
+- :class:`Run`: run as written, in a fresh folder, the commands of a block one after the
+  other (a later one reads what an earlier one wrote); a few are made smaller by plain
+  text replacements (``--deals 200`` -> ``--deals 2``), written next to them;
+- :class:`Long`: a long study: its line in the docs must say so (``# long study: about
+  N min ...``, with its time and what it needs); a smaller version runs with ``-m slow``;
+- :class:`Elsewhere`: run by another test or by ``.ci/run`` (named, and checked to exist).
+
+A command added to the docs without an entry here, or an entry whose command left the docs,
+fails :func:`test_every_documented_command_has_a_test`. Paths of the checkout the commands
+name (``experiments/...``, ``agents/models/...``) are given to them as absolute paths, so
+they run in a scratch folder and write nothing into the source tree.
+"""
 
 from __future__ import annotations
 
+import bz2
+import inspect
+import os
 import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "experiments" / "README.md",
+        ROOT / "benchmarks" / "README.md"]
+#: The first words of a command line (after ``NAME=value`` settings).
+_PROGRAMS = ("skatsim", ".venv/bin/skatsim", "python", ".venv/bin/python", "bash")
 
 
-def _block(after: str) -> str:
-    i = README.index(after)
-    m = re.search(r"```python\n(.*?)```", README[i:], flags=re.S)
+# ----------------------------------------------------------------------------- the docs' commands
+
+
+@dataclass(frozen=True)
+class DocCommand:
+    file: str
+    line: int
+    text: str  # the command as written, comment removed, continuation lines joined
+    comment: str
+
+
+def _blocks(path: Path) -> list[tuple[int, str, str]]:
+    """``(line, language, body)`` of every fenced block of ``path``."""
+    text = path.read_text()
+    return [(text[:m.start()].count("\n") + 1, m.group(1), m.group(2))
+            for m in re.finditer(r"^```(\w*)\n(.*?)^```", text, flags=re.S | re.M)]
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    """``(command, comment)`` of a shell line."""
+    quote = None
+    for i, ch in enumerate(line):  # a '#' outside quotes after a blank starts the comment
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] == " "):
+            return line[:i].strip(), line[i + 1:].strip()
+    return line.strip(), ""
+
+
+def documented_commands() -> list[list[DocCommand]]:
+    """The shell commands of the docs, block by block."""
+    out = []
+    for path in DOCS:
+        rel = str(path.relative_to(ROOT))
+        for line0, lang, body in _blocks(path):
+            if lang not in ("", "bash", "sh", "shell", "console"):
+                continue
+            cmds = []
+            lines = body.splitlines()
+            k = 0
+            while k < len(lines):
+                start, text = k, lines[k]
+                while text.rstrip().endswith("\\") and k + 1 < len(lines):
+                    k += 1
+                    text = text.rstrip()[:-1] + " " + lines[k].strip()
+                k += 1
+                cmd, comment = _split_comment(text)
+                words = cmd.split()
+                while words and re.match(r"^[A-Z_]+=", words[0]):
+                    words = words[1:]
+                if words and words[0] in _PROGRAMS:
+                    cmds.append(DocCommand(rel, line0 + 1 + start, " ".join(cmd.split()), comment))
+            if cmds:
+                out.append(cmds)
+    return out
+
+
+# ----------------------------------------------------------------------------- how each is tested
+
+
+@dataclass(frozen=True)
+class Run:
+    """Run as written; ``subs``: text replacements that make it smaller (each must apply)."""
+
+    subs: tuple[tuple[str, str], ...] = ()
+    slow: bool = False
+    setup: Callable[[Path], None] | None = None
+    serve: bool = False  # a server: started, its URL awaited, stopped
+
+
+@dataclass(frozen=True)
+class Long:
+    """A long study, marked as one in the docs; ``subs`` make the ``-m slow`` run small."""
+
+    subs: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """Run by ``where``: ``tests/FILE.py::test_name`` or a file holding the command."""
+
+    where: str
+
+
+def _iss_file(cwd: Path) -> None:
+    (cwd / "games.sgf.bz2").write_bytes(bz2.compress((ROOT / "tests" / "data" / "iss_records.txt").read_bytes()))
+
+
+def _replay_sources(cwd: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for argv in (["tournament", "random", "rule_based", "--deals", "3", "--out", "runs/my_tournament"],
+                 ["tournament", "random", "rule_based", "--deals", "3", "--out", "t", "--format", "parquet"]):
+        subprocess.run([sys.executable, "-m", "skatsim_app", *argv, "--no-progress"], cwd=cwd, env=env, check=True,
+                       capture_output=True, timeout=600)
+    (cwd / "t" / "games.parquet").rename(cwd / "games.parquet")
+    (cwd / "iss_games.txt").write_bytes((ROOT / "tests" / "data" / "iss_records.txt").read_bytes())
+
+
+_BIDDING_SMALL = ("train_bidding.json", "train_bidding.json --set data.generate.n_deals=300 --set train.max_epochs=2")
+_DMC_SMALL = ("train_dmc_small.json", "train_dmc_small.json --set train.frames=20000 --set eval.every_frames=10000 "
+              "--set eval.deals=4")
+
+#: Every shell command of the docs (as :func:`documented_commands` writes it) and its test.
+COMMANDS: dict[str, Run | Long | Elsewhere] = {
+    # README: the two commands after cloning (.ci/run runs exactly these on a clean clone)
+    "bash setup.sh": Elsewhere(".ci/run"),
+    ".venv/bin/python -m pytest": Elsewhere(".ci/run"),
+    # Tournaments
+    "skatsim tournament pimc:worlds=8 rule_based --deals 200 --out runs/pimc8": Run((("--deals 200", "--deals 2"),)),
+    "skatsim tournament rule_based random --deals 2000 --out runs/rb --format parquet": Run(),
+    "skatsim show runs/rb": Run(),
+    "skatsim show runs/rb/games.parquet": Run(),
+    "skatsim league random rule_based rule_based:max_bid=18 rule_based:random_cards=1 --deals 300 --seed 3 "
+    "--out runs/league --plot runs/league.png": Run((("--deals 300", "--deals 20"),)),
+    # Write your own agent
+    "PYTHONPATH=tests skatsim tournament my_agents:Greedy rule_based --deals 200 --out runs/greedy --format parquet":
+        Run((("--deals 200", "--deals 10"),)),
+    # Benchmarks
+    "python benchmarks/agents.py --seconds 10": Run((("--seconds 10", "--seconds 0.2 --reps 1 --no-json"),)),
+    "python benchmarks/deals_per_second.py --seconds 4": Run((("--seconds 4", "--seconds 0.2 --no-json"),)),
+    "python benchmarks/compare_builds.py OLD_CHECKOUT NEW_CHECKOUT":
+        Run((("OLD_CHECKOUT NEW_CHECKOUT", f"{ROOT} {ROOT} --runs 1 --seconds 0.5 --no-json"),), slow=True),
+    "python benchmarks/vec_env.py --seconds 3": Run((("--seconds 3", "--seconds 0.2 --games 64 --reps 1 --no-json"),),
+                                                    slow=True),
+    # Neural bidding
+    "skatsim train-bidding --config experiments/configs/train_bidding.json": Run((_BIDDING_SMALL,), slow=True),
+    "skatsim train-bidding --resume runs/train_bidding__0__<time> --ship my_bidder":
+        Elsewhere("tests/test_neural_bidding.py::test_training_resumes_and_ships_only_when_asked"),
+    "skatsim tournament neural_bidder:model=agents/models/my_bidder rule_based --deals 1000":  # the run's model
+        Run((("agents/models/my_bidder", "runs/train_bidding__0__<time>/model"), ("--deals 1000", "--deals 2")),
+            slow=True),
+    # Learned play
+    "skatsim train-dmc --config experiments/configs/train_dmc_small.json": Run((_DMC_SMALL,), slow=True),
+    'skatsim tournament "dmc:model=runs/train_dmc_small__0__<time>/model" rule_based --deals 200':
+        Run((("--deals 200", "--deals 2"),), slow=True),
+    "skatsim train-dmc --config experiments/configs/train_dmc_solver.json":
+        Long((("train_dmc_solver.json", "train_dmc_solver.json --set train.frames=3000 --set eval.every_frames=0"),)),
+    "python experiments/dmc_solver_agreement.py --games 500 --models agents/models/dmc_v2":
+        Run((("--games 500", "--games 2"),), slow=True),
+    'python experiments/dmc_pool.py --players dmc "dmc:defender_play=rule_based" "dmc:early=neural_bidder" '
+    "--deals 2000 --slow-deals 100 --chunk 10 --seed 20260":
+        Long((("--deals 2000 --slow-deals 100 --chunk 10", "--deals 2 --slow-deals 1 --chunk 1 --pool rule_based"),)),
+    "python experiments/dmc_pool.py --players dmc:declarer_play=pimc dmc:defender_play=pimc --pool rule_based "
+    "pimc:worlds=32 --deals 0 --slow-deals 300 --chunk 10 --seed 20260":
+        Long((("--slow-deals 300 --chunk 10", "--slow-deals 1 --chunk 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
+    # ISS records
+    "skatsim import-iss games.sgf.bz2 --out data/iss": Run(setup=_iss_file),
+    # Experiments
+    ".venv/bin/python experiments/tournament.py --config experiments/configs/rule_based_vs_random.json": Run(),
+    ".venv/bin/python experiments/pimc_worlds_sweep.py --config experiments/configs/pimc_worlds_sweep.json":
+        Long((("pimc_worlds_sweep.json", "pimc_worlds_sweep.json --n-deals 1"),)),
+    ".venv/bin/python experiments/solver_time_by_trick.py --config experiments/configs/solver_time_by_trick.json":
+        Run((("solver_time_by_trick.json", "solver_time_by_trick.json --n-deals 2"),)),
+    ".venv/bin/python experiments/solver_time_by_trick.py --config experiments/configs/solver_time_by_trick.json "
+    "--n-deals 20": Run((("--n-deals 20", "--n-deals 2"),)),
+    # docs/dmc.md
+    "skatsim tournament dmc rule_based --deals 1000 --seed 5": Run((("--deals 1000", "--deals 2"),)),
+    "skatsim agents dmc": Run(),
+    "python experiments/dmc_pool.py --players dmc dmc:trust=15 --deals 2000 --slow-deals 300 --chunk 10 --seed 20260":
+        Long((("--deals 2000 --slow-deals 300 --chunk 10", "--deals 2 --slow-deals 1 --chunk 1 --pool rule_based"),)),
+    # docs/web.md
+    ".venv/bin/skatsim serve": Elsewhere("tests/test_web_api.py::test_skatsim_serve_prints_its_url_and_serves"),
+    ".venv/bin/skatsim serve --replay runs/my_tournament --replay games.parquet --replay iss_games.txt":
+        Run((("serve", "serve --port 0 --no-warmup"),), setup=_replay_sources, serve=True),
+    ".venv/bin/python -m pytest tests/test_web_api.py tests/test_web_replay.py tests/test_web_browser.py":
+        Elsewhere("tests/test_web_api.py::test_a_deal_as_declarer_through_every_phase_with_re"),
+    "SKATSIM_ARTIFACTS=docs/images .venv/bin/python -m pytest tests/test_web_browser.py":
+        Elsewhere("tests/test_web_browser.py::test_play_a_whole_deal_by_clicking"),
+}
+
+
+def test_every_documented_command_has_a_test() -> None:
+    found = {c.text: c for block in documented_commands() for c in block}
+    missing = sorted(set(found) - set(COMMANDS))
+    assert not missing, f"documented commands with no entry in COMMANDS: {missing}"
+    stale = sorted(set(COMMANDS) - set(found))
+    assert not stale, f"COMMANDS entries no longer in the docs: {stale}"
+    for text, plan in COMMANDS.items():
+        c = found[text]
+        if isinstance(plan, Long):  # the docs say what it costs
+            assert "long study" in c.comment and re.search(r"\d\s*(min|h)\b", c.comment), (c.file, c.line, c.comment)
+        elif isinstance(plan, Elsewhere):
+            where, _, name = plan.where.partition("::")
+            assert (ROOT / where).is_file(), plan.where
+            body = (ROOT / where).read_text()
+            assert (f"def {name}(" in body) if name else (text in body), plan.where
+        else:
+            for old, _ in plan.subs:
+                assert old in text, (text, old)
+
+
+# ----------------------------------------------------------------------------- running them
+
+
+def _absolute(text: str, cwd: Path) -> str:
+    """The checkout's files a command names, as absolute paths (it runs in ``cwd``)."""
+    def fix(m: re.Match[str]) -> str:
+        p = m.group(1)
+        if not (cwd / p).exists() and ((ROOT / p).exists() or (ROOT / f"{p}.pt").exists()):
+            return str(ROOT / p)
+        return p
+
+    return re.sub(r"(?<![\w/.<])((?:experiments|benchmarks|agents|tests|docs)/[\w./-]*\w)", fix, text)
+
+
+def _placeholders(arg: str, cwd: Path) -> str:
+    """``runs/x__0__<time>/model`` -> the path of the one run folder of ``cwd`` it names."""
+    for m in re.finditer(r"[\w./-]*<[^>]*>[\w.-]*", arg):
+        hits = sorted(cwd.glob(re.sub(r"<[^>]*>", "*", m.group(0))))
+        assert len(hits) == 1, (arg, hits)
+        arg = arg.replace(m.group(0), str(hits[0]))
+    return arg
+
+
+def _argv(text: str, cwd: Path) -> tuple[list[str], dict[str, str]]:
+    words = shlex.split(_absolute(text, cwd))
+    env = {**os.environ}
+    path = [str(ROOT)]
+    while re.match(r"^[A-Z_]+=", words[0]):
+        k, _, v = words.pop(0).partition("=")
+        if k == "PYTHONPATH":
+            path += [str(ROOT / p) if not os.path.isabs(p) else p for p in v.split(os.pathsep)]
+        else:
+            env[k] = str(cwd / v) if "/" in v and not os.path.isabs(v) else v
+    env["PYTHONPATH"] = os.pathsep.join(path)
+    exe = {"skatsim": [sys.executable, "-m", "skatsim_app"], ".venv/bin/skatsim": [sys.executable, "-m", "skatsim_app"],
+           "python": [sys.executable], ".venv/bin/python": [sys.executable], "bash": ["bash"]}[words[0]]
+    return exe + [_placeholders(w, cwd) for w in words[1:]], env
+
+
+def _smaller(text: str, plan: Run | Long) -> str:
+    for old, new in plan.subs:
+        text = text.replace(old, new, 1)
+    return text
+
+
+def _serve(argv: list[str], env: dict[str, str], cwd: Path) -> None:
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        seen = []
+        for line in proc.stdout:  # type: ignore[union-attr]
+            seen.append(line)
+            if "skatsim table: http://127.0.0.1:" in line:
+                return
+        raise AssertionError("".join(seen))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def run_block(block: list[DocCommand], cwd: Path, slow: bool) -> None:
+    """Run the commands of one block in ``cwd`` (the small versions of long studies with
+    ``slow``), skipping those tested elsewhere."""
+    for c in block:
+        plan = COMMANDS[c.text]
+        if isinstance(plan, Elsewhere) or (isinstance(plan, Long) and not slow):
+            continue
+        if isinstance(plan, Run) and plan.setup is not None:
+            plan.setup(cwd)
+        argv, env = _argv(_smaller(c.text, plan), cwd)
+        if isinstance(plan, Run) and plan.serve:
+            _serve(argv, env, cwd)
+            continue
+        r = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=1800)
+        assert r.returncode == 0, f"{c.file}:{c.line}: {c.text}\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
+        assert "Traceback" not in r.stderr, r.stderr[-3000:]
+
+
+def _is_slow(block: list[DocCommand]) -> bool:
+    return any(isinstance(p, Long) or (isinstance(p, Run) and p.slow) for p in (COMMANDS.get(c.text) for c in block))
+
+
+def _block_params() -> list:  # type: ignore[type-arg]
+    seen: set[str] = set()
+    params = []
+    for block in documented_commands():
+        plans = [COMMANDS.get(c.text) for c in block]
+        if all(c.text in seen for c in block) or all(isinstance(p, Elsewhere) for p in plans):
+            continue  # the same commands are run for an earlier block
+        seen.update(c.text for c in block)
+        marks = [pytest.mark.slow] if _is_slow(block) else []
+        params.append(pytest.param(block, id=f"{block[0].file}:{block[0].line}", marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("block", _block_params())
+def test_a_documented_block_runs(block: list[DocCommand], tmp_path: Path) -> None:
+    if any(c.text not in COMMANDS for c in block):
+        pytest.skip("not in COMMANDS (test_every_documented_command_has_a_test fails)")
+    run_block(block, tmp_path, slow=_is_slow(block))
+
+
+# ----------------------------------------------------------------------------- the Python blocks
+
+
+def _block(after: str, source: str = README) -> str:
+    i = source.index(after)
+    m = re.search(r"```python\n(.*?)```", source[i:], flags=re.S)
     assert m is not None
     return m.group(1)
 
 
 def test_the_learning_example_runs() -> None:
-    code = _block("## Learning").replace("4096", "256").replace("range(100)", "range(60)")
+    learning = _block("# Learning", (ROOT / "docs" / "learning.md").read_text())
+    assert learning == _block("## Learning")  # the same example in both places
+    code = learning.replace("4096", "256").replace("range(100)", "range(60)")
     env: dict = {}
     exec(compile(code, "README.md (Learning)", "exec"), env)  # noqa: S102
     batch = env["batch"]
     assert len(batch.action) > 0 and batch.obs.shape[1] == 574
     assert (batch.legal_mask[range(len(batch.action)), batch.action]).all()  # every recorded action was legal
+
+
+def test_the_own_agent_example_is_tests_my_agents() -> None:
+    """The README's Greedy is tests/my_agents.py's, which the agent tests and the README's
+    doctests and command run."""
+    shown = _block("## Write your own agent")
+    mine = (ROOT / "tests" / "my_agents.py").read_text()
+    start = mine.index(shown.splitlines()[0])
+    assert mine[start:start + len(shown)] == shown
+
+
+def test_the_dmc_agent_examples_run() -> None:
+    pytest.importorskip("torch")
+    code = _block("It is in the registry:", (ROOT / "docs" / "dmc.md").read_text())
+    code = code.replace("runs/train_dmc_small__0__.../model", str(ROOT / "agents" / "models" / "dmc_v1"))
+    env: dict = {}
+    exec(compile(code, "docs/dmc.md", "exec"), env)  # noqa: S102
+    assert env["a"].name.startswith("dmc")
+
+
+def test_the_vecenv_signature_in_the_docs_is_the_real_one() -> None:
+    import ast
+
+    from skatsim.vec import VecEnv
+
+    shown = _block("## `VecEnv`", (ROOT / "docs" / "learning.md").read_text()).strip()
+    args = ast.parse(f"def f{shown[len('VecEnv'):]}: pass").body[0].args  # type: ignore[attr-defined]
+    real = inspect.signature(VecEnv).parameters
+    assert [a.arg for a in args.args] == [n for n, p in real.items() if p.kind == p.POSITIONAL_OR_KEYWORD]
+    assert [a.arg for a in args.kwonlyargs] == [n for n, p in real.items() if p.kind == p.KEYWORD_ONLY]
+    pairs = list(zip(args.args[::-1], args.defaults[::-1])) + list(zip(args.kwonlyargs, args.kw_defaults))
+    for a, d in pairs:
+        if isinstance(d, ast.Constant):  # the literal defaults are the real ones
+            assert real[a.arg].default == d.value, a.arg
+
+
+def test_the_python_blocks_are_all_tested() -> None:
+    """Every non-doctest Python block of the docs is one of the above."""
+    known = {"from skatsim import action_to_string", "import numpy as np, torch", "from agents import make_agent",
+             "VecEnv(n, rules=SkatRules(), seed=0, reward=\"sf\", *, policies=None, auto_reset=True, threads=None)"}
+    for path in DOCS:
+        for line, lang, body in _blocks(path):
+            if lang == "python" and ">>>" not in body:
+                assert body.splitlines()[0] in known, (path, line)
+
+
+def test_the_inline_commands_parse() -> None:
+    """Commands quoted in the text (without placeholders) are valid command lines."""
+    from skatsim_app.cli import build_parser
+
+    parser = build_parser()
+    for path in DOCS:
+        text = re.sub(r"```.*?```", "", path.read_text(), flags=re.S)
+        for m in re.finditer(r"`skatsim ([^`]+)`", text):
+            cmd = m.group(1)
+            if (re.search(r"\b[A-Z]{2,}\b|\[|\.\.\.|<|:\s", cmd) or len(cmd.split()) == 1
+                    or cmd.split()[0] in ("train-bidding", "train-dmc")):
+                continue  # a synopsis, an output line, a command's name, or a script's own options
+            try:
+                parser.parse_args(shlex.split(cmd))
+            except SystemExit as e:
+                assert e.code == 0, (path.name, cmd)
