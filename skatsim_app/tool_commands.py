@@ -130,14 +130,17 @@ def experiment_script(name: str) -> Path:
 
 def _run_script(name: str, argv: list[str]) -> int:
     """Run ``experiments/<name>.py``'s ``main(argv)`` in this process as ``skatsim <name>``
-    (Ctrl-C and errors behave like every other command)."""
-    import importlib.util
+    (Ctrl-C and errors behave like every other command). It is imported by its own name,
+    ``experiments.<name>``, as the other scripts import it: numba caches its kernels under
+    that module name (a nameless module was cached as '<dynamic>', which no later process
+    could load: ``experiments/dmc_solver_agreement.py`` failed after ``skatsim train-dmc``)."""
+    import importlib
 
-    script = experiment_script(name)
-    spec = importlib.util.spec_from_file_location(f"skatsim_{name}", script)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    experiment_script(name)
+    root = str(source_tree())
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    mod = importlib.import_module(f"experiments.{name}")
     return int(mod.main(argv, prog=f"skatsim {name.replace('_', '-')}"))
 
 

@@ -6,8 +6,9 @@ Each shell command of those files has an entry in :data:`COMMANDS` saying how it
 - :class:`Run`: run as written, in a fresh folder, the commands of a block one after the
   other (a later one reads what an earlier one wrote); a few are made smaller by plain
   text replacements (``--deals 200`` -> ``--deals 2``), written next to them;
-- :class:`Long`: a long study: its line in the docs must say so (``# long study: about
-  N min ...``, with its time and what it needs); a smaller version runs with ``-m slow``;
+- :class:`Long`: a long study or run: its line in the docs must say so (``# long study:
+  about N min ...``, with its time and what it needs); a smaller version runs with
+  ``-m slow``;
 - :class:`Elsewhere`: run by another test or by ``.ci/run`` (named, and checked to exist).
 
 A command added to the docs without an entry here, or an entry whose command left the docs,
@@ -113,9 +114,11 @@ class Run:
 
 @dataclass(frozen=True)
 class Long:
-    """A long study, marked as one in the docs; ``subs`` make the ``-m slow`` run small."""
+    """A long study, marked as one in the docs; ``subs`` make the ``-m slow`` run small
+    (``small=False``: none is small, e.g. two cold compiles; not run)."""
 
     subs: tuple[tuple[str, str], ...] = ()
+    small: bool = True
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,7 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "python benchmarks/agents.py --seconds 10": Run((("--seconds 10", "--seconds 0.2 --reps 1 --no-json"),)),
     "python benchmarks/deals_per_second.py --seconds 4": Run((("--seconds 4", "--seconds 0.2 --no-json"),)),
     "python benchmarks/compare_builds.py OLD_CHECKOUT NEW_CHECKOUT":
-        Run((("OLD_CHECKOUT NEW_CHECKOUT", f"{ROOT} {ROOT} --runs 1 --seconds 0.5 --no-json"),), slow=True),
+        Long(small=False),
     "python benchmarks/vec_env.py --seconds 3": Run((("--seconds 3", "--seconds 0.2 --games 64 --reps 1 --no-json"),),
                                                     slow=True),
     # Neural bidding
@@ -177,7 +180,8 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     'skatsim tournament "dmc:model=runs/train_dmc_small__0__<time>/model" rule_based --deals 200':
         Run((("--deals 200", "--deals 2"),), slow=True),
     "skatsim train-dmc --config experiments/configs/train_dmc_solver.json":
-        Long((("train_dmc_solver.json", "train_dmc_solver.json --set train.frames=3000 --set eval.every_frames=0"),)),
+        Long((("train_dmc_solver.json", "train_dmc_solver.json --set train.frames=3000 --set eval.every_frames=0 "
+               f"--set model.init={ROOT}/agents/models/dmc_v1"),)),  # (its init path is the checkout's)
     "python experiments/dmc_solver_agreement.py --games 500 --models agents/models/dmc_v2":
         Run((("--games 500", "--games 2"),), slow=True),
     'python experiments/dmc_pool.py --players dmc "dmc:defender_play=rule_based" "dmc:early=neural_bidder" '
@@ -221,7 +225,8 @@ def test_every_documented_command_has_a_test() -> None:
     for text, plan in COMMANDS.items():
         c = found[text]
         if isinstance(plan, Long):  # the docs say what it costs
-            assert "long study" in c.comment and re.search(r"\d\s*(min|h)\b", c.comment), (c.file, c.line, c.comment)
+            assert re.search(r"long (study|run):", c.comment) and re.search(r"\d\s*(min|h)\b", c.comment), \
+                (c.file, c.line, c.comment)
         elif isinstance(plan, Elsewhere):
             where, _, name = plan.where.partition("::")
             assert (ROOT / where).is_file(), plan.where
@@ -296,7 +301,7 @@ def run_block(block: list[DocCommand], cwd: Path, slow: bool) -> None:
     ``slow``), skipping those tested elsewhere."""
     for c in block:
         plan = COMMANDS[c.text]
-        if isinstance(plan, Elsewhere) or (isinstance(plan, Long) and not slow):
+        if isinstance(plan, Elsewhere) or (isinstance(plan, Long) and not (slow and plan.small)):
             continue
         if isinstance(plan, Run) and plan.setup is not None:
             plan.setup(cwd)
