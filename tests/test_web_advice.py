@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("starlette")
 
 from agents import play_game  # noqa: E402
-from agents.base import register, unregister  # noqa: E402
+from agents.arena.base import register, unregister  # noqa: E402
 from skatsim_app.web import advice, create_app  # noqa: E402
 from web_helpers import cards_in, client, visible_cards  # noqa: E402
 
@@ -121,7 +121,7 @@ def test_without_agents_that_give_values_there_is_no_hint() -> None:
 
 
 def test_a_replays_decisions_are_judged_by_the_seats_own_agent(valued, tmp_path: Path) -> None:
-    from agents.tournament import run_tournament
+    from agents import run_tournament
 
     run = tmp_path / "run"
     run_tournament(["web_valued", "random"], 1, seed=3, engine="python", out=run, progress=False)

@@ -35,6 +35,7 @@ JSON = {"content-type": "application/json"}
 
 def _client(**options) -> TestClient:
     options.setdefault("opponents", ["rule_based", "rule_based"])
+    options.setdefault("time_limit", 600.0)  # a cold numba cache compiles inside the AI's first decisions
     return client(create_app(**options))
 
 

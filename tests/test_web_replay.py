@@ -257,3 +257,33 @@ def test_replay_api(tmp_path: Path) -> None:
     with client(create_app(opponents=["random", "random"])) as c:
         r = c.get("/api/replay/games")
         assert r.status_code == 404 and "--replay" in r.json()["error"]
+
+
+def test_the_settlement_in_words_adds_up_and_names_no_raw_tokens() -> None:
+    """web/settle.py says the core's figures with the table's names: the parts of the
+    multiplier it lists add up to the core's multiplier, for every kind of game."""
+    import re
+
+    from skatsim.contracts import Contract
+    from skatsim_app.web.names import contract_label
+    from skatsim_app.web.settle import explain
+
+    names = ["You", "pimc (left)", "rule_based (right)"]
+    kinds = set()
+    for seed in range(40):
+        s = play_game(["rule_based"] * 3, seed=seed)
+        text = explain(s, names, "german")
+        r = s.result
+        if r.passed_in or r.ramsch:
+            continue
+        c = Contract.parse(r.contract)
+        kinds.add(c.game)
+        assert contract_label(c, "german") in text.splitlines()[0] and f" {c.to_text()} (" not in text
+        assert "seat " not in text and f"Result: {names[r.declarer]} {'won' if r.won else 'lost'}" in text
+        m = re.search(r"Multiplier (\d+) = ([^;]+);", text)
+        if c.is_null:
+            assert m is None
+        else:
+            parts = [int(x.split()[-1]) for x in m.group(2).split(" + ")]
+            assert int(m.group(1)) == r.multiplier == sum(parts), text
+    assert len(kinds) >= 3

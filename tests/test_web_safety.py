@@ -56,6 +56,7 @@ def test_the_reported_command_injection_is_refused(tmp_path: Path) -> None:
     "skatsim_pwn_marker.sub:Bot",
     "agents.pimc:PIMCAgent",                     # a real agent class by import path: still not by request
     "agents.random_agent:RandomAgent",
+    "agents.players.pimc:PIMCAgent",
     "builtins:eval:source=1",
     "subprocess:run:args=true",
     "os.path:exists:path=/etc/passwd",

@@ -52,6 +52,7 @@ def _game(request: Request, web: WebApp) -> tuple[int, Source, int]:
 def _summary(g: dict[str, Any], deck: str) -> dict[str, Any]:
     e = {k: v for k, v in g.items() if k != "row"}
     e["contract_label"] = contract_label(g["contract"], deck)
+    e["position"] = SEAT_NAMES[g["declarer"]] if g["declarer"] >= 0 else None
     return e
 
 

@@ -79,7 +79,8 @@ def explain(state: SkatState, names: Sequence[str], deck: str) -> str:
         skat_pts = card_points(state.skat_mask())
         reached = r.declarer_tricks == 10 if goal == "schwarz" else r.declarer_points >= int(goal)
         lines.append(f"The declarer took {r.declarer_points} card points ({skat_pts} in the skat) and "
-                     f"{r.declarer_tricks} tricks; the goal was {describe_target(goal)}"
+                     f"{r.declarer_tricks} trick{'' if r.declarer_tricks == 1 else 's'}; the goal was "
+                     f"{describe_target(goal)}"
                      + (" (schwarz announced)" if goal == "schwarz" else " (schneider announced)" if goal == 90
                         else " (60 is a loss)") + f": {'reached' if reached else 'missed'}.")
     if r.overbid:

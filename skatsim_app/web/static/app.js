@@ -336,7 +336,7 @@ function renderResult(v) {
     if (r.contract[0] !== "N") rows.push(["matadors", (r.matadors > 0 ? "with " : "without ") + Math.abs(r.matadors)]);
     rows.push(["multiplier", r.multiplier], ["game value", r.game_value]);
     if (r.overbid) rows.push(["overbid", `charged ${r.charged_value}`]);
-    rows.push(["declarer", `${r.declarer_points} points · ${r.declarer_tricks} tricks`]);
+    rows.push(["declarer", `${r.declarer_points} points · ${r.declarer_tricks} trick` + (r.declarer_tricks === 1 ? "" : "s")]);
     if (r.kontra) rows.push(["Kontra/Re", r.kontra === 1 ? "Kontra" : "Kontra and Re"]);
     rows.push(["list score", signed(r.list_score)]);
   }
@@ -562,7 +562,7 @@ async function verdict() {
 }
 
 // ------------------------------------------------------------------ replay
-const POS = () => (S.r.data ? S.r.data.positions : ["forehand", "middlehand", "rearhand"]);
+const POS = () => S.r.data.positions;  // the seats' names, as the server (skatsim.state.SEAT_NAMES) gives them
 
 async function loadGames() {
   const r = S.r;
@@ -578,7 +578,7 @@ async function loadGames() {
     r.games.forEach((g) => {
       const tr = el("tr");
       tr.dataset.game = g.i;
-      const decl = g.declarer >= 0 ? `${["F", "M", "R"][g.declarer]}: ${g.players[g.declarer]}` : "";
+      const decl = g.declarer >= 0 ? `${g.position[0].toUpperCase()}: ${g.players[g.declarer]}` : "";
       const id = g.iss_id !== undefined ? `${g.iss_id}` : `${g.deal_id}` + (g.arrangement ? `·${g.arrangement}` : "");
       const score = g.declarer >= 0 ? signed(g.list_score) : "";
       const cells = [[String(g.i + 1), ""], [id, ""], [decl, ""], [g.contract_label, ""],
