@@ -209,10 +209,9 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     ".venv/bin/skatsim serve": Elsewhere("tests/test_web_api.py::test_skatsim_serve_prints_its_url_and_serves"),
     ".venv/bin/skatsim serve --replay runs/my_tournament --replay games.parquet --replay iss_games.txt":
         Run((("serve", "serve --port 0 --no-warmup"),), setup=_replay_sources, serve=True),
-    ".venv/bin/python -m pytest tests/test_web_api.py tests/test_web_replay.py tests/test_web_browser.py":
-        Elsewhere("tests/test_web_api.py::test_a_deal_as_declarer_through_every_phase_with_re"),
-    "SKATSIM_ARTIFACTS=docs/images .venv/bin/python -m pytest tests/test_web_browser.py":
-        Elsewhere("tests/test_web_browser.py::test_play_a_whole_deal_by_clicking"),
+    ".venv/bin/python -m pytest tests/test_web_safety.py tests/test_web_api.py tests/test_web_replay.py "
+    "tests/test_web_advice.py tests/test_web_browser.py":
+        Elsewhere("tests/test_web_safety.py::test_the_reported_command_injection_is_refused"),
 }
 
 

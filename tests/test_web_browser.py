@@ -305,3 +305,69 @@ def test_replay_games_with_the_solver(browser, server, w: int, h: int) -> None:
     _check(d, f"{tag} replay bid", None)
     errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+class _Valued:
+    """A test agent that gives values: action k of the legal list is worth -k."""
+
+    name = "web_values"
+
+    def act(self, obs):
+        return obs.legal_actions[0]
+
+    def action_values(self, obs):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(values={a: -float(k) for k, a in enumerate(obs.legal_actions)}, unit="test points",
+                               chosen=obs.legal_actions[0])
+
+
+@pytest.fixture(scope="module")
+def server_with_values():
+    from agents.arena.base import register, unregister
+    from skatsim_app.web import create_app
+
+    register("web_values", _Valued, {}, defaults={}, doc="a test agent that gives values", replace=True)
+    try:
+        app = create_app(replay=[str(DATA / "iss_records.txt")], opponents=["random", "random"])
+        with live_server(app) as url:
+            yield url
+    finally:
+        unregister("web_values")
+
+
+@pytest.mark.parametrize("w,h", [SIZES[0], SIZES[2]], ids=["1400x900", "400x800"])
+def test_the_hint_and_a_replays_decisions_with_an_agent_that_gives_values(browser, server_with_values, w, h) -> None:
+    d = browser
+    _size(d, w, h)
+    tag = f"{w}x{h}"
+    d.delete_all_cookies()
+    d.get(server_with_values + "/?seat=0&seed=5&fast=1&opponents=random,random")
+    _wait(d, lambda: d.find_element(By.ID, "setup").is_displayed(), "the setup dialog")
+    d.find_element(By.ID, "btn-deal").click()
+    _wait(d, lambda: _state(d)[0] == "your-turn" and not d.execute_script("return S.busy"), "your turn")
+    d.find_element(By.ID, "btn-hint").click()
+    _wait(d, lambda: d.find_elements(By.CSS_SELECTOR, "#hints .h-item"), "the hint")
+    items = d.find_elements(By.CSS_SELECTOR, "#hints .h-item")
+    legal = d.execute_script("return S.view.legal")
+    assert len(items) == len(legal) and "best" in items[0].get_attribute("class")
+    assert "web_values" in d.find_element(By.CSS_SELECTOR, "#hints .h-note").text
+    _check(d, f"{tag} hint", f"{tag}_hint")
+    # the replay: the first bid of an ISS game, judged by the server's analysis agent
+    d.get(server_with_values + "/?screen=replay&fast=1")
+    _wait(d, lambda: d.find_elements(By.CSS_SELECTOR, "#r-games tr[data-game]"), "the games list")
+    d.execute_script("openGame(0)")
+    _wait(d, lambda: d.execute_script("return S.r.data !== null && S.r.data.moves.length > 0"), "the game")
+    d.execute_script("goStep(0)")
+    _wait(d, lambda: d.find_elements(By.CSS_SELECTOR, "#r-values .v.action"), "the bid's values", 120)
+    cells = d.find_elements(By.CSS_SELECTOR, "#r-values .v.action")
+    assert sum("played" in c.get_attribute("class") for c in cells) == 1
+    assert sum("chosen" in c.get_attribute("class") for c in cells) == 1
+    assert "analysis agent web_values" in d.find_element(By.CSS_SELECTOR, "#r-values .unit").get_attribute(
+        "textContent")
+    if _narrow(d):
+        _drawer(d, "btn-side", f"{tag} replay decision", f"{tag}_replay_decision")
+    else:
+        _check(d, f"{tag} replay decision", f"{tag}_replay_decision")
+    errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors

@@ -166,7 +166,7 @@ def words(out: dict[str, Any] | None, deck: str, *, seat: int, played: int | Non
     best = [a for a, v in vals.items() if v >= top - 1e-9]
     unit = out["unit"]
     digits = 0 if all(float(v).is_integer() for v in vals.values()) else 1
-    shown = {a: f"{v:+.{digits}f}" if unit and "prob" not in unit else f"{v:.2f}" for a, v in vals.items()}
+    shown = {a: f"{v + 0.0:+.{digits}f}" if unit and "prob" not in unit else f"{v:.2f}" for a, v in vals.items()}
     chosen = action_to_string(out["chosen"]) if out.get("chosen") is not None else None
     played_text = action_to_string(played) if played is not None else None
     who = SEAT_NAMES[seat] + (f" ({players[seat]})" if players else "")
