@@ -385,7 +385,7 @@ def test_the_worlds_sweep_plays_what_it_needs_and_checks_reuse_first(tmp_path, c
 def test_the_league_elo_interval_never_collapses() -> None:
     """random loses every board to both others: no finite Elo gap without the prior, and a
     bootstrap of identical boards alone gives a zero-width interval."""
-    from agents.tournament import run_league
+    from agents.arena.tournament import run_league
 
     r = run_league(["random", "rule_based", "rule_based:random_cards=1"], n_deals=30, seed=3, progress=False,
                    workers=1)

@@ -6,9 +6,18 @@ are agents of the registry, given as specs (``opponents=["rule_based",
 step, others through the agent protocol exactly as at :class:`agents.arena.play.Table`. An
 episode is one deal: ``reset(seed=s)`` deals deal 0 of the run seed ``s`` (a ``reset()``
 without seed the next deal of the stream), and the observation is the learner's float32
-tensor (574 values in [0, 1]); ``info["action_mask"]`` (int8, 130) marks its legal
-actions. The reward (on the last step) is the learner's return of kind ``reward``
-(:meth:`skatsim.SkatState.returns`).
+tensor (574 values in [0, 1]). The reward (on the last step) is the learner's return of
+kind ``reward`` (:meth:`skatsim.SkatState.returns`); the last step's ``info["result"]`` is
+the game's result (:func:`agents.learn.envs.game_result`: contract, declarer, won, card
+points, scores).
+
+The legal actions, where each library looks for them: ``info["action_mask"]`` (int8, 130;
+all zero once the game is over) after every ``reset`` and ``step``; the method
+``action_masks()`` (bool, 130: what sb3-contrib's ``MaskablePPO`` calls); and with
+``observation="dict"`` the observation itself, ``{"observation": float32 (574,),
+"action_mask": int8 (130,)}`` (as in the PettingZoo environments and RLlib's masked
+models). Registered as ``gymnasium.make("skatsim/Skat-v0", ...)`` (see
+:mod:`agents.learn.envs`).
 
 An illegal action (``Discrete(130)`` allows any id) is handled as at a tournament table
 (``illegal="forfeit"``, the default): a pass in the bidding and Kontra/Re, otherwise the
@@ -45,6 +54,7 @@ from skatsim.vec import VecEnv
 from ...arena.base import AgentSpec
 from ...arena.play import decide, forfeit_result
 from ...arena.vecplay import _Game, _Kind, _mirror
+from . import game_result
 
 __all__ = ["SkatGymEnv"]
 
@@ -61,13 +71,15 @@ class SkatGymEnv(gym.Env):
         reward: ``"sf"``, ``"zero_sum"`` or ``"list"``.
         illegal: ``"forfeit"`` or ``"raise"`` (see the module docstring).
         time_limit: seconds per decision of a Python opponent (``None``: none).
+        observation: ``"array"`` (the 574 floats) or ``"dict"`` (with the action mask).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(self, seat: int = 0, opponents: Sequence[Any] = ("rule_based", "rule_based"),
                  rules: SkatRules = ISKO, reward: str = "sf", illegal: str = "forfeit",
-                 time_limit: float | None = None, render_mode: str | None = None) -> None:
+                 time_limit: float | None = None, render_mode: str | None = None,
+                 observation: str = "array") -> None:
         if isinstance(seat, bool) or seat not in (0, 1, 2):
             raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
         if isinstance(opponents, (str, AgentSpec)) or len(opponents) != 2:
@@ -90,7 +102,13 @@ class SkatGymEnv(gym.Env):
         self.opponents = tuple(self._kinds[s].spec for s in others)  # type: ignore[union-attr]
         policies = [None if k is None else k.engine for k in self._kinds]
         self._env = VecEnv(1, rules=rules, reward=reward, auto_reset=False, policies=policies)
+        if observation not in ("array", "dict"):
+            raise ValueError(f"observation must be 'array' or 'dict', got {observation!r}")
+        self.observation_kind = observation
         self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        if observation == "dict":
+            self.observation_space = spaces.Dict({"observation": self.observation_space,
+                                                  "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)})
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._game: _Game | None = None
         self._over = True
@@ -100,9 +118,18 @@ class SkatGymEnv(gym.Env):
         """The one-game :class:`~skatsim.vec.VecEnv` underneath."""
         return self._env
 
-    def _result(self, reward: float, info: dict[str, Any]) -> tuple[np.ndarray, float, bool, bool, dict]:
-        info["action_mask"] = self._mask()
-        return self._env.observe(self.seat)[0].copy(), reward, self._over, False, info
+    def _result(self, reward: float, info: dict[str, Any]) -> tuple[Any, float, bool, bool, dict]:
+        info["action_mask"] = mask = self._mask()
+        if self._over and "result" not in info:
+            info["result"] = game_result(self._env.last_results[0])
+        obs = self._env.observe(self.seat)[0].copy()
+        return ({"observation": obs, "action_mask": mask} if self.observation_kind == "dict" else obs,
+                reward, self._over, False, info)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now, a bool array of 130 (sb3-contrib's ``MaskablePPO``
+        asks the environment this)."""
+        return self._mask().astype(bool)
 
     def _mask(self) -> np.ndarray:
         m = np.zeros(NUM_ACTIONS, np.int8)
@@ -110,7 +137,7 @@ class SkatGymEnv(gym.Env):
             m[self._env.legal_mask[0]] = 1
         return m
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         super().reset(seed=seed)
         env = self._env
         if seed is not None:
@@ -146,7 +173,7 @@ class SkatGymEnv(gym.Env):
             env.step(np.array([a], dtype=np.int64))
         return 0.0
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         if self._over:
             raise RuntimeError("the episode is over: call reset()")
         env = self._env
@@ -166,6 +193,7 @@ class SkatGymEnv(gym.Env):
                                    self.reward_kind)
                 env.drop([0])
                 self._over = True
+                info["result"] = game_result(res)
                 return self._result(float(ret[self.seat]), info)
         env.step(np.array([a], dtype=np.int64))
         return self._result(self._advance(), info)
