@@ -68,3 +68,21 @@ class Broken:
         if obs.phase == "play":
             raise ZeroDivisionError("my bug")
         return obs.legal_actions[-1] if obs.phase == "bidding" else obs.legal_actions[0]
+
+
+class NoAct:
+    """A class that forgot act(): refused when it is named."""
+
+    name = "noact"
+
+
+class CannotInit:
+    """An agent whose constructor fails: the error names it."""
+
+    name = "cannot_init"
+
+    def __init__(self) -> None:
+        raise RuntimeError("cannot init")
+
+    def act(self, obs) -> int:  # noqa: ANN001
+        return obs.legal_actions[0]

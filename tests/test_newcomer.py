@@ -406,3 +406,17 @@ def test_a_script_command_runs_the_script_under_its_own_module_name(capsys) -> N
     capsys.readouterr()
     mod = sys.modules["experiments.train_dmc"]
     assert Path(mod.__file__).resolve() == ROOT / "experiments" / "train_dmc.py"
+
+
+def test_an_agent_without_act_is_refused_and_a_failing_one_is_named(capsys, monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "tests"))
+    _fails(["tournament", "my_agents:NoAct", "random", "--deals", "2"], capsys,
+           "agent 'my_agents:NoAct': class 'NoAct' has no act(observation) method")
+    _fails(["tournament", "my_agents:CannotInit", "random", "--deals", "2", "--workers", "1", "--no-progress"], capsys,
+           "agent 'my_agents:CannotInit' could not be made: RuntimeError: cannot init")
+    from agents import make_agent
+    from agents.arena.base import AgentMakeError
+
+    with pytest.raises(AgentMakeError, match="could not be made") as e:
+        make_agent("my_agents:CannotInit")
+    assert isinstance(e.value.__cause__, RuntimeError)

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Agent", "AgentSpec", "AgentInfo", "register", "unregister", "make_agent", "list_agents", "agent_info",
            "SpecLike", "DUPLICATE_LOSS_PENALTY", "AgentObject", "as_spec", "in_range", "one_of", "is_import_path",
-           "ENTRY_POINT_GROUP"]
+           "ENTRY_POINT_GROUP", "AgentMakeError"]
 
 from skatsim.valuation import SF_DEFENDER_3
 
@@ -84,6 +84,11 @@ class Agent(Protocol):
 
 
 # ----------------------------------------------------------------------------- registry
+
+
+class AgentMakeError(ValueError):
+    """An agent could not be made: its class or factory raised (the message names the agent
+    and the error; the original is the ``__cause__``) or returned no agent."""
 
 
 @dataclass
@@ -121,11 +126,22 @@ class AgentInfo:
         return dict(d or {})
 
     def make(self, **params: Any) -> Any:
+        """A new agent; an error of the class or factory is an :class:`AgentMakeError`
+        naming the agent, and so is a factory that returns no agent (no ``act``)."""
         f = self.factory
         if isinstance(f, str):  # "module:attr", imported on first use
             mod, _, attr = f.partition(":")
             f = self.factory = getattr(importlib.import_module(mod), attr)
-        return f(**params)
+        try:
+            agent = f(**params)
+        except AgentMakeError:
+            raise
+        except Exception as e:
+            raise AgentMakeError(f"agent {self.name!r} could not be made: {type(e).__name__}: {e}") from e
+        if not callable(getattr(agent, "act", None)):
+            raise AgentMakeError(f"agent {self.name!r}: {getattr(f, '__qualname__', f)!r} returned {agent!r}, "
+                                 "which has no act(observation) method")
+        return agent
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -282,6 +298,9 @@ def _import_info(path: str) -> AgentInfo:
         obj = getattr(obj, part)
     if not callable(obj):
         raise ValueError(f"agent {path!r}: {attr!r} is not a class or factory (it is {type(obj).__name__})")
+    if inspect.isclass(obj) and not callable(getattr(obj, "act", None)):
+        raise ValueError(f"agent {path!r}: class {attr!r} has no act(observation) method (an agent has a name and "
+                         "act(obs) returning one of obs.legal_actions)")
     doc = (inspect.getdoc(obj) or "").strip().splitlines()
     info = AgentInfo(path, obj, doc[0] if doc else f"imported from {path}")
     _REGISTRY[path] = info
