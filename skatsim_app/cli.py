@@ -31,13 +31,23 @@ import argparse
 import os
 import sys
 
-from .game_commands import add_demo, add_play, add_solve, game_text
-from .options import UsageError
-from .run_commands import add_league, add_show, add_simulate, add_tournament
-from .tool_commands import (add_agents, add_bench, add_import_iss, add_train_bidding, add_train_dmc, run_train_bidding,
-                            run_train_dmc)
+from typing import Any
 
-__all__ = ["main", "build_parser", "game_text"]
+from .options import UsageError
+from .tool_commands import run_train_bidding, run_train_dmc
+
+# The commands' modules (and through them skatsim's compiled engine) are imported inside
+# main(), where Ctrl-C is handled: an interrupt while they load ends as quietly as any other.
+
+__all__ = ["main", "build_parser"]  # (and game_text, imported on first use)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "game_text":
+        from .game_commands import game_text
+
+        return game_text
+    raise AttributeError(f"module 'skatsim_app.cli' has no attribute {name!r}")
 
 
 def _version() -> str:
@@ -48,6 +58,10 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .game_commands import add_demo, add_play, add_solve
+    from .run_commands import add_league, add_show, add_simulate, add_tournament
+    from .tool_commands import add_agents, add_bench, add_import_iss, add_train_bidding, add_train_dmc
+
     p = argparse.ArgumentParser(
         prog="skatsim", description="Skat (ISkO) simulator and AI research toolkit.",
         epilog="Run 'skatsim COMMAND --help' for a command's options.")
@@ -126,6 +140,15 @@ _SCRIPT_COMMANDS = {"train-bidding": run_train_bidding, "train-dmc": run_train_d
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # while the engine loads or the arguments are read
+        cmd = next((a for a in argv if not a.startswith("-")), "")
+        print(f"\nskatsim{' ' + cmd if cmd else ''}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str]) -> int:
     script = _SCRIPT_COMMANDS.get(argv[0]) if argv else None
     if script is not None:  # every argument, --help included, belongs to the script
         return _run(argv[0], lambda: script(argv[1:]), None)

@@ -86,3 +86,15 @@ class CannotInit:
 
     def act(self, obs) -> int:  # noqa: ANN001
         return obs.legal_actions[0]
+
+
+class Sleeper:
+    """An agent that never answers (it waits instead of computing)."""
+
+    name = "sleeper"
+
+    def act(self, obs) -> int:  # noqa: ANN001
+        import time
+
+        time.sleep(3600)
+        return obs.legal_actions[0]

@@ -420,3 +420,20 @@ def test_an_agent_without_act_is_refused_and_a_failing_one_is_named(capsys, monk
     with pytest.raises(AgentMakeError, match="could not be made") as e:
         make_agent("my_agents:CannotInit")
     assert isinstance(e.value.__cause__, RuntimeError)
+
+
+@pytest.mark.parametrize("after", [0.5, 2.0, 6.0])
+def test_ctrl_c_at_any_moment_prints_no_traceback(after: float, tmp_path) -> None:
+    """Ctrl-C while the engine loads, while the arguments are read, or while an agent that
+    never answers is deciding: one line, exit status 130."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    proc = subprocess.Popen([sys.executable, "-m", "skatsim_app", "tournament", "my_agents:Sleeper", "random",
+                             "--deals", "40", "--workers", "2", "--chunk-size", "2", "--no-progress"], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(after)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == -signal.SIGINT:  # interrupted before Python itself had started: nothing printed
+        assert err == "", err
+    else:
+        assert proc.returncode == 130 and err.strip() == "skatsim tournament: interrupted", err
