@@ -293,10 +293,28 @@ class RunDir:
 
     def done(self) -> dict[tuple[int, int], Path]:
         """The chunks with a complete shard (checked against its recorded row count)."""
+        return self._scan()[0]
+
+    def damaged(self) -> dict[tuple[int, int], str]:
+        """The chunks whose shard is there but cannot be used (truncated, damaged, or with
+        another row count than it was written with), each with what is wrong: they count as
+        not done, and a resumed run plays them again and replaces the file.
+
+        >>> import tempfile, pandas as pd
+        >>> d = RunDir.create(tempfile.mkdtemp() + "/run", kind="demo", config={}, n_units=2, chunk_size=1)
+        >>> p = d.write_shard(0, 1, pd.DataFrame({"x": [1]}))
+        >>> _ = p.write_bytes(p.read_bytes()[:-20])
+        >>> d.damaged()
+        {(0, 1): 'rows-000000000-000000001.parquet is not a readable Parquet file (truncated or damaged)'}
+        """
+        return self._scan()[1]
+
+    def _scan(self) -> tuple[dict[tuple[int, int], Path], dict[tuple[int, int], str]]:
         import pyarrow.parquet as pq
 
         want = set(self.bounds())
-        out: dict[tuple[int, int], Path] = {}
+        done: dict[tuple[int, int], Path] = {}
+        damaged: dict[tuple[int, int], str] = {}
         for p in sorted((self.path / SHARDS).glob(_PREFIX + "-*.parquet")):
             b = _parse_name(p.name)
             if b is None or b not in want:
@@ -305,10 +323,14 @@ class RunDir:
                 md = pq.read_metadata(p)
                 meta = json.loads((md.metadata or {}).get(b"skatsim", b"{}"))
             except Exception:  # not a readable Parquet file: not done
+                damaged[b] = f"{p.name} is not a readable Parquet file (truncated or damaged)"
                 continue
             if meta.get("chunk") == list(b) and meta.get("rows") == md.num_rows:
-                out[b] = p
-        return out
+                done[b] = p
+            else:
+                damaged[b] = (f"{p.name} holds {md.num_rows} rows for chunk {meta.get('chunk')}, written with "
+                              f"{meta.get('rows')} for chunk {list(b)}")
+        return done, damaged
 
     def todo(self) -> list[tuple[int, int]]:
         """The chunks still to play, in order."""

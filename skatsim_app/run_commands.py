@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from typing import Any
 
@@ -29,6 +30,28 @@ def _common_run_checks(args: argparse.Namespace) -> None:
         check_ray_address(args.address)
     if getattr(args, "format", None) is not None and not (args.out or getattr(args, "resume", None)):
         raise UsageError("--format needs --out DIR (the single file goes into the run directory)")
+
+
+def _damaged(folder: str) -> list[str]:
+    """What is wrong with each damaged shard of run directory ``folder`` (and of the run
+    directories in it: a league's pairs), as ``"PATH: why"`` lines."""
+    from pathlib import Path
+
+    from skatsim.runs import RunDir, is_run_dir
+
+    runs = [Path(folder)] + sorted(p.parent for p in Path(folder).glob("*/manifest.json"))
+    out = []
+    for r in runs:
+        if is_run_dir(r) and (r / "shards").is_dir():
+            out += [f"{r / 'shards'}: {why}" for why in RunDir.open(r).damaged().values()]
+    return out
+
+
+def _note_damaged(cmd: str, folder: str) -> None:
+    """Before resuming ``folder``: say which shards are damaged (their chunks are played again)."""
+    if os.path.isdir(folder):
+        for line in _damaged(folder):
+            print(f"skatsim {cmd}: note: {line}; its chunk is played again", file=sys.stderr)
 
 
 def _write_table(df: Any, folder: str, name: str, fmt: str | None) -> str | None:
@@ -73,6 +96,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         if args.agents:
             raise UsageError("--resume DIR takes the agents and every setting from DIR's manifest; give no agents")
         args.resume_hint = f"skatsim tournament --resume {args.resume}"
+        _note_damaged("tournament", args.resume)
         r = resume_tournament(args.resume, workers=workers, progress=not args.no_progress, backend=args.backend,
                               address=args.address)
         print(r)
@@ -89,6 +113,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
         if not is_run_dir(args.out):
             check_new_out(args.out, "the run directory")
+        _note_damaged("tournament", args.out)
         args.resume_hint = f"skatsim tournament --resume {args.out}"
     r = run_tournament(args.agents, args.deals or 1000, DEFAULT_SEED if args.seed is None else args.seed,
                        rules=rules_of(args), workers=workers, progress=not args.no_progress,
@@ -171,6 +196,7 @@ def _cmd_league(args: argparse.Namespace) -> int:
         seed, rules, engine = DEFAULT_SEED if args.seed is None else args.seed, rules_of(args), "auto"
     if out:
         args.resume_hint = f"skatsim league --resume {out}"
+        _note_damaged("league", out)
     r = run_league(agents, deals, seed, rules=rules, workers=args.workers or default_workers(),
                    progress=not args.no_progress, out=out, engine=engine, backend=args.backend,
                    address=args.address)
@@ -227,6 +253,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
         if not is_run_dir(args.out):
             check_new_out(args.out, "the run directory")
+        _note_damaged("simulate", args.out)
         args.resume_hint = "the same command again"
         run = run_simulation(args.out, deals, policy, seed=seed, rules=rules_of(args), backend=args.backend,
                              workers=args.workers or default_workers(), address=args.address,
@@ -330,6 +357,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if len(paths) > 1:
         return _show_pooled(paths)
     kind, res = read_results(args.path)
+    if os.path.isdir(args.path):
+        for line in _damaged(args.path):
+            print(f"damaged: {line} (counted as not done; resuming plays it again)")
     if kind != "tournament" and kind != "league" and args.plot:
         raise UsageError(f"--plot draws tournaments and leagues; {args.path} holds a {kind} run")
     if kind == "tournament":

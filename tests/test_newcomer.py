@@ -437,3 +437,25 @@ def test_ctrl_c_at_any_moment_prints_no_traceback(after: float, tmp_path) -> Non
         assert err == "", err
     else:
         assert proc.returncode == 130 and err.strip() == "skatsim tournament: interrupted", err
+
+
+def test_a_damaged_shard_is_reported_and_played_again(tmp_path, capsys) -> None:
+    out = tmp_path / "t"
+    argv = ["tournament", "random", "rule_based", "--deals", "20", "--chunk-size", "5", "--workers", "1",
+            "--no-progress", "--out", str(out), "--format", "csv"]
+    assert main(argv) == 0
+    whole = (out / "games.csv").read_text()
+    capsys.readouterr()
+    shard = out / "shards" / "rows-000000005-000000010.parquet"
+    shard.write_bytes(shard.read_bytes()[:-64])  # a truncated copy, as a full disk or a bad copy leaves it
+    assert main(["show", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert (f"damaged: {out / 'shards'}: rows-000000005-000000010.parquet is not a readable Parquet file "
+            "(truncated or damaged)") in shown and "unfinished: 15 of 20 boards done" in shown
+    assert main(["tournament", "--resume", str(out), "--no-progress", "--format", "csv"]) == 0
+    err = capsys.readouterr().err
+    assert "skatsim tournament: note: " in err and "its chunk is played again" in err
+    assert (out / "games.csv").read_text() == whole
+    from skatsim.runs import RunDir
+
+    assert RunDir.open(out).damaged() == {}
