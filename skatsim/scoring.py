@@ -42,8 +42,39 @@ from .valuation import (HAND, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, SF_DEFENDE
 
 __all__ = ["matadors_of", "matadors_many", "settle_core", "sf_points", "settle", "GameResult",
            "possible_declarer_points",
-           "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4", "settle_into"]
+           "SF_WON", "SF_DEFENDER_3", "SF_DEFENDER_4", "settle_into",
+           "GOAL_61", "GOAL_90", "GOAL_SCHWARZ", "GOAL_NULL", "GOAL_EDGES", "goal_of"]
 
+#: The declarer's goal in the card play of a declared game (:func:`goal_of`): 61 card points,
+#: 90 (schneider announced), every trick (schwarz announced; a suit or grand ouvert implies
+#: it), no trick (every null game).
+GOAL_61, GOAL_90, GOAL_SCHWARZ, GOAL_NULL = 0, 1, 2, 3
+#: The edges of each goal, ``(reach_points, reach_tricks, miss_points, miss_tricks)``: the
+#: declarer reaches a suit or grand goal with at least ``reach_points`` card points and
+#: ``reach_tricks`` tricks (:func:`settle_core` decides ``won`` by them; null: no trick), and
+#: with ``miss_*`` he just misses it with no level against him beyond the announced ones.
+#: Settled there, the edges give the game won and lost at its simple level: the forfeit rule
+#: (:func:`skatsim.kernels.game.settle_forfeit`) and the solver's labels use them, and the
+#: solver's targets (:func:`skatsim.solver.target_for`) name them.
+GOAL_EDGES = np.array([[61, 1, 60, 5], [90, 1, 89, 5], [120, 10, 89, 9], [0, 0, 0, 1]], dtype=np.int64)
+GOAL_EDGES.setflags(write=False)
+
+
+@njit(cache=True)
+def goal_of(game: int, flags: int) -> int:
+    """The declarer's goal (``GOAL_*``) in a suit, grand or null game with ``flags``.
+
+    >>> from skatsim.contracts import Contract
+    >>> [int(goal_of(c.game, c.flags)) for c in map(Contract.parse, ("C", "GHS", "SHZ", "GO", "NO"))]
+    [0, 1, 2, 2, 3]
+    """
+    if game == NULL:
+        return GOAL_NULL
+    if flags & SCHWARZ_ANNOUNCED:
+        return GOAL_SCHWARZ
+    if flags & SCHNEIDER_ANNOUNCED:
+        return GOAL_90
+    return GOAL_61
 
 
 @njit(cache=True)
@@ -95,12 +126,8 @@ def settle_core(game: int, flags: int, matadors: int, bid: int, declarer_points:
         schwarz = False
     else:
         mult = multiplier(flags, matadors, schneider, schwarz)
-        if (flags & SCHWARZ_ANNOUNCED) != 0:
-            won = declarer_tricks == 10
-        elif (flags & SCHNEIDER_ANNOUNCED) != 0:
-            won = declarer_points >= 90
-        else:
-            won = declarer_points >= 61
+        goal = goal_of(game, flags)
+        won = declarer_points >= GOAL_EDGES[goal, 0] and declarer_tricks >= GOAL_EDGES[goal, 1]
     value = game_value(game, flags, matadors, schneider, schwarz)
     charged = charged_value(game, flags, value, bid)
     overbid = charged != value

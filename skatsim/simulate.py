@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pandas is imported on first use: ``import skatsim`` stays l
 
 __all__ = ["simulate", "simulate_to_parquet", "iter_simulate", "iter_chunks", "SimChunk", "SimSummary",
            "summarize", "CONTRACT_CATEGORIES", "RESULT_DTYPE", "POLICIES", "PolicySpec", "policy_specs",
-           "derive_seed", "read_parquet"]
+           "derive_seed", "read_parquet", "results_frame"]
 
 RESULT_DTYPE = KS.RESULT_DTYPE
 assert RESULT_DTYPE.names is not None and set(RESULT_DTYPE.names) | {"contract"} == set(RESULT_COLUMNS)
@@ -190,7 +190,7 @@ class SimChunk:
         ``contract`` is categorical (:data:`CONTRACT_CATEGORIES`); ``attrs`` carries
         ``seed``, ``policy``, ``rules``, ``rules_version`` and, if recorded, ``actions``.
         """
-        return _frame(self.rows, self.actions, self.rules, self.seed, self.policy, self.policies)
+        return results_frame(self.rows, self.actions, self.rules, self.seed, self.policy, self.policies)
 
 
 def _contract_codes(rows: np.ndarray) -> np.ndarray:
@@ -198,8 +198,11 @@ def _contract_codes(rows: np.ndarray) -> np.ndarray:
     return _CODE_TO_CAT[key]
 
 
-def _frame(rows: np.ndarray, actions: np.ndarray | None, rules: SkatRules, seed: int,
-           policy: str, policies: tuple[dict[str, Any], ...] = ()) -> pd.DataFrame:
+def results_frame(rows: np.ndarray, actions: np.ndarray | None = None, rules: SkatRules = ISKO, seed: int = 0,
+                  policy: str = "", policies: tuple[dict[str, Any], ...] = ()) -> pd.DataFrame:
+    """The table of result rows ``rows`` (``RESULT_DTYPE``): the columns of a :func:`simulate`
+    frame, ``attrs`` with the run's ``seed``, ``policy``, ``policies``, ``rules`` (and the
+    ``actions`` when given)."""
     import pandas as pd
 
     cols: dict[str, Any] = {}
@@ -391,7 +394,7 @@ def simulate(n_deals: int, policy: Any = "random", *, seed: int | np.random.Gene
     for _ in iter_chunks(n_deals, specs, seed=seed, rules=rules, workers=workers, chunk_size=chunk_size,
                          record_actions=record_actions, start=start, progress=progress, _into=(rows, acts)):
         pass
-    df = _frame(rows, acts, rules, seed, _policy_label(specs), tuple(p.to_dict() for p in specs))
+    df = results_frame(rows, acts, rules, seed, _policy_label(specs), tuple(p.to_dict() for p in specs))
     if out is not None:
         from .runs import atomic_path
 
@@ -434,8 +437,9 @@ def simulate_to_parquet(path: str | os.PathLike[str], n_deals: int, policy: Any 
                 summary.update(chunk.rows)
             if writer is None:  # no deals: an empty table with the full schema
                 specs = policy_specs(policy)
-                df = _frame(np.empty(0, dtype=KS.RESULT_DTYPE), None, rules, check_run_seed(seed) if seed is not None
-                            else 0, _policy_label(specs), tuple(p.to_dict() for p in specs))
+                df = results_frame(np.empty(0, dtype=KS.RESULT_DTYPE), None, rules,
+                                   check_run_seed(seed) if seed is not None else 0, _policy_label(specs),
+                                   tuple(p.to_dict() for p in specs))
                 table = _arrow_table(df, 0)
                 writer = pq.ParquetWriter(tmp, table.schema)
                 writer.write_table(table)

@@ -60,11 +60,12 @@ from .cards import ALL_CARDS, CardSet, CardsLike, card_name, card_points, parse_
 from .contracts import Contract
 from .kernels import solver as K
 from .rules import GAME_NAMES, NULL, follow_mask, legal_mask
+from .scoring import goal_of
 
 if TYPE_CHECKING:
     from .state import SkatState
 
-__all__ = ["describe_target", "Position", "Solution", "Solver", "solve", "target_for"]
+__all__ = ["describe_target", "Position", "Solution", "Solver", "solve", "target_for", "GOAL_TARGETS"]
 
 Mode = Literal["exact", "threshold"]
 
@@ -217,6 +218,8 @@ class Position:
 # --------------------------------------------------------------------------- targets
 
 Target = Union[int, str]
+#: The solver's target of each goal of :mod:`skatsim.scoring` (``GOAL_61`` ... ``GOAL_NULL``).
+GOAL_TARGETS: tuple[Target, ...] = (61, 90, "schwarz", "null")
 
 
 def target_for(contract: "Contract | str | int") -> Target:
@@ -231,15 +234,9 @@ def target_for(contract: "Contract | str | int") -> Target:
     (61, 90, 'schwarz', 'schwarz', 'null')
     """
     c = _as_contract(contract)
-    if c.game == NULL:
-        return "null"
     if c.game > NULL:
         raise ValueError(f"Ramsch has no declarer and no target, got {c!r}")
-    if c.schwarz_announced:
-        return "schwarz"
-    if c.schneider_announced:
-        return 90
-    return 61
+    return GOAL_TARGETS[goal_of(c.game, c.flags)]
 
 
 def describe_target(target: Target) -> str:

@@ -196,6 +196,10 @@ class TrajectoryBuffer:
         """Rows of finished games, ready for :meth:`take`."""
         return int(self.start.sum())
 
+    def arrays(self) -> KV.Buffer:
+        """The buffer's arrays as the kernels take them."""
+        return KV.Buffer(self.seats, self.view, self.seat, self.action, self.game, self.rtg, self.fill, self.start)
+
     def clear(self) -> None:
         """Drop every row (finished or not)."""
         self.fill[:] = 0
@@ -215,8 +219,7 @@ class TrajectoryBuffer:
         rtg = np.empty(m, dtype=np.float32)
         game = np.empty(m, dtype=np.int64)
         last = np.empty(m, dtype=np.bool_)
-        _kv().take_rows(self.view, self.seat, self.action, self.game, self.rtg, self.fill, self.start, offsets,
-                     obs, mask, action, seat, rtg, game, last)
+        _kv().take_rows(self.arrays(), offsets, obs, mask, action, seat, rtg, game, last)
         return Transitions(obs, mask, action, seat, rtg, game, last)
 
 
@@ -246,6 +249,17 @@ def _is_entry(e: Any) -> bool:
 
     return (e is None or isinstance(e, (str, PolicySpec))
             or (isinstance(e, tuple) and len(e) == 2 and isinstance(e[0], str) and isinstance(e[1], dict)))
+
+
+def seat_cutoffs_of(params: np.ndarray) -> np.ndarray:
+    """``(k, 3)`` float64: the rule-based bid cutoffs (:func:`skatsim.kernels.heuristic.seat_cutoffs`)
+    of each of the ``k`` parameter rows ``params``."""
+    from .kernels.heuristic import seat_cutoffs
+
+    out = np.zeros((len(params), 3), dtype=np.float64)
+    for k, row in enumerate(params):
+        out[k] = seat_cutoffs(np.repeat(row[None, :], 3, axis=0))[0]
+    return out
 
 
 def _policy_row(entry: Any) -> tuple[int, tuple[float, ...]] | None:
@@ -325,13 +339,23 @@ class VecEnv:
         self._rbuf = np.zeros((n, K.N_RESULT), dtype=np.int64)
         self._ok = np.zeros(n, dtype=np.bool_)
         self._actions = np.zeros(n, dtype=np.int64)
+        # who plays each seat: a row of the policy table (EXTERNAL: the caller), and per game
+        # what the kernels read: the policy ids (CALLER), parameter rows and bid cutoffs
         self._ptable: list[tuple[int, tuple[float, ...]]] = []
-        self._ctrl = np.full((n, 3), KV.EXTERNAL, dtype=np.int64)
         self._pol_pid = np.zeros(1, dtype=np.int64)
         self._pol_params = np.zeros((1, KP.PARAMS_SIZE), dtype=np.float64)
+        self._pol_cuts = np.zeros((1, 3), dtype=np.float64)
+        self._ctrl = np.full((n, 3), KV.EXTERNAL, dtype=np.int64)
+        self._games_arrays = KV.Games(
+            self.state, self._view, self.deal_seed, self.deal_index, self.serial, self.seat_rng,
+            np.full((n, 3), KS.CALLER, dtype=np.int64), np.zeros((n, 3, KP.PARAMS_SIZE), dtype=np.float64),
+            np.zeros((n, 3, 3), dtype=np.float64), np.full((n, 3), -1, dtype=np.int64), self.history, self._hmeta,
+            self.n_actions, self.obs, self.legal_mask, self.to_move, self.done, self.rewards, self.last_results,
+            self._rbuf, self.last_history, self.last_n_actions)
         self.set_policies(policies)
         self.buffer: TrajectoryBuffer | None = None
-        self._nobuf = TrajectoryBuffer(1, 1)
+        self._nobuf = TrajectoryBuffer(1, 1).arrays()
+        self._buf_arrays = self._nobuf
         self._started = False
         self._closed = False
         self._run_threads = 1 if n < _PARALLEL_FROM else self.threads
@@ -345,7 +369,19 @@ class VecEnv:
             self._ptable.append(row)
             self._pol_pid = np.array([p for p, _ in self._ptable], dtype=np.int64)
             self._pol_params = np.array([list(r) for _, r in self._ptable], dtype=np.float64)
+            self._pol_cuts = seat_cutoffs_of(self._pol_params)
         return self._ptable.index(row)
+
+    def _seat_players(self, idx: np.ndarray, ctrl: np.ndarray) -> None:
+        """Seat the policy-table rows ``ctrl`` (k, 3) in the games ``idx``."""
+        self._ctrl[idx] = ctrl
+        g = self._games_arrays
+        caller = ctrl < 0
+        c = np.where(caller, 0, ctrl)
+        g.pids[idx] = np.where(caller, KS.CALLER, self._pol_pid[c])
+        g.params[idx] = self._pol_params[c]
+        g.cuts[idx] = self._pol_cuts[c]
+        g.limits[idx] = -1  # (a limit depends on the parameters: found again on the next bid)
 
     def _ctrl_rows(self, policies: Any, k: int) -> np.ndarray:
         if policies is None:
@@ -373,7 +409,7 @@ class VecEnv:
         """Change who plays each seat (see the class arguments) for every game, or for the
         slots ``games``; takes effect from the next decision."""
         idx = self._games(games)
-        self._ctrl[idx] = self._ctrl_rows(policies, len(idx))
+        self._seat_players(idx, self._ctrl_rows(policies, len(idx)))
 
     def record(self, buffer: TrajectoryBuffer | None) -> TrajectoryBuffer | None:
         """Fill ``buffer`` with the decisions taken from now on (``None``: stop recording)."""
@@ -383,6 +419,7 @@ class VecEnv:
             buffer.fill[:] = 0
             buffer.start[:] = 0
         self.buffer = buffer
+        self._buf_arrays = self._nobuf if buffer is None else buffer.arrays()
         return buffer
 
     # ------------------------------------------------------------------ state
@@ -446,9 +483,6 @@ class VecEnv:
             raise EnvClosedError("the environment is closed")
 
     # ------------------------------------------------------------------ dealing
-    def _buf(self) -> TrajectoryBuffer:
-        return self.buffer if self.buffer is not None else self._nobuf
-
     def reset(self, seeds: Any = None, *, seed: Any = None) -> StepOutput:
         """Deal every slot: the next ``n`` deals of the stream (``seed``: restart the stream
         with that run seed first), or the explicit deal seeds ``seeds`` (``n`` ints;
@@ -485,9 +519,8 @@ class VecEnv:
             di = np.full(k, -1, dtype=np.int64) if deal_index is None else np.asarray(deal_index, dtype=np.int64)
             if di.shape != (k,):
                 raise ValueError(f"deal_index must be {k} ints")
-        ctrl = None if policies is None else self._ctrl_rows(policies, k)
-        if ctrl is not None:
-            self._ctrl[idx] = ctrl
+        if policies is not None:
+            self._seat_players(idx, self._ctrl_rows(policies, k))
         if self.auto_reset and k and (self._ctrl[idx] >= 0).all(axis=1).any():
             raise ValueError("with auto_reset every game needs at least one seat played by the caller")
         self.deal_seed[idx] = ds
@@ -495,13 +528,9 @@ class VecEnv:
         ser = int(self._counters[1])
         self.serial[idx] = np.arange(ser, ser + k, dtype=np.int64)
         self._counters[1] = ser + k
-        b = self._buf()
         with _threads(self._run_threads):
-            _kv().reset_kernel(idx, self.state, self._view, self.deal_seed, self.deal_index, self.serial,
-                            self.rules.flags, self._kind, self.seat_rng, self.history, self._hmeta, self.n_actions,
-                            self._ctrl, self._pol_pid, self._pol_params, self.obs, self.legal_mask, self.to_move,
-                            self.done, self.rewards, self.last_results, self._rbuf, self.buffer is not None,
-                            b.seat, b.rtg, b.fill, b.start)
+            _kv().reset_kernel(self._games_arrays, self._buf_arrays, self.buffer is not None, idx, self.rules.flags,
+                               self._kind)
         self._started = True
 
     def drop(self, games: Any) -> None:
@@ -518,6 +547,32 @@ class VecEnv:
         self.rewards[idx] = 0.0
         if self.buffer is not None:
             self.buffer.fill[idx] = self.buffer.start[idx]
+
+    def forfeit(self, game: int, seat: int) -> None:
+        """End the game in slot ``game`` because ``seat``'s player broke the rules (an agent
+        that raised, answered illegally or ran out of time): settled by the forfeit rule of
+        the core (:func:`skatsim.kernels.game.settle_forfeit`, ISkO 4.1.4/4.1.5) as a
+        finished game is (``last_results``, ``rewards``, ``done``, the reward-to-go of its
+        buffered decisions); the slot then stays empty until :meth:`reset_games`.
+
+        >>> env = VecEnv(1, seed=3, auto_reset=False)
+        >>> _ = env.reset()
+        >>> env.forfeit(0, 1)       # middlehand fails in the bidding: nobody has declared
+        >>> bool(env.done[0]), int(env.last_results[0]["declarer"]), int(env.to_move[0])
+        (True, -1, -1)
+        """
+        self._check_open()
+        i = self._game(game)
+        if isinstance(seat, bool) or seat not in (0, 1, 2):
+            raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
+        if self.state[i, K.F_PHASE] == K.PH_DONE:
+            raise VecEnvError(f"slot {i} has no game running to forfeit")
+        _kv().forfeit_kernel(self._games_arrays, self._buf_arrays, self.buffer is not None, self._kind, i, int(seat))
+        self.state[i, K.F_PHASE] = K.PH_DONE
+        self.state[i, K.F_PLAYER] = -1
+        self.to_move[i] = -1
+        self.obs[i] = 0.0
+        self.legal_mask[i] = False
 
     def _output(self) -> StepOutput:
         return StepOutput(self.obs, self.legal_mask, self.to_move, self.rewards, self.done)
@@ -545,19 +600,14 @@ class VecEnv:
         if not self._started:
             raise EnvClosedError("call reset() before step()")
         a = self._check_actions(actions)
-        b = self._buf()
-        if self.buffer is not None and int(b.fill.max()) >= b.T:
+        b = self.buffer
+        if b is not None and int(b.fill.max()) >= b.T:
             i = int(np.argmax(b.fill))
             raise BufferFullError(f"the trajectory buffer's column for game {i} is full ({b.T} rows): call "
                                   "buffer.take() (or make T larger than one game's decisions plus a round's)")
         with _threads(self._run_threads):
-            bad = _kv().step_kernel(self.state, self._view, a, self._ok, self.deal_seed, self.deal_index, self.serial,
-                                 self._counters, self._smul, self.rules.flags, self._kind, self.auto_reset,
-                                 self.seat_rng, self.history, self._hmeta, self.n_actions, self._ctrl,
-                                 self._pol_pid, self._pol_params, self.obs, self.legal_mask, self.to_move,
-                                 self.done, self.rewards, self.last_results, self._rbuf, self.last_history,
-                                 self.last_n_actions, self.buffer is not None, b.seats, b.view, b.seat, b.action,
-                                 b.game, b.rtg, b.fill, b.start)
+            bad = _kv().step_kernel(self._games_arrays, self._buf_arrays, self.buffer is not None, a, self._ok,
+                                    self._counters, self._smul, self.rules.flags, self._kind, self.auto_reset)
         if bad >= 0:
             raise self._illegal(int(bad), int(a[bad]))
         return self._output()
@@ -565,6 +615,7 @@ class VecEnv:
     def _illegal(self, i: int, action: int) -> IllegalActionError:
         st = self.state[i]
         base, lo, hi = (int(x) for x in K.legal_set(st))
+
         from .state import _bits_list
 
         legal = _bits_list(base, lo, hi)
@@ -579,6 +630,39 @@ class VecEnv:
         return IllegalActionError(f"game {i}: illegal action {action} ({name}) for seat {seat} in phase {phase}; "
                                   f"legal: {text}. No game was changed.", game=i, seat=seat, phase=phase,
                                   action=action, legal=legal)
+
+    def policy_actions(self, policy: Any = "rule_based", phases: Sequence[str] | None = None,
+                       out: np.ndarray | None = None) -> np.ndarray:
+        """A built-in ``policy``'s action (a ``policies`` entry: ``"rule_based"``,
+        ``("rule_based", {...})``, ``"random"``) for the seat to move in every game whose
+        phase is in ``phases`` (names of :data:`skatsim.layout.PHASE_NAMES`; default: all),
+        -1 elsewhere and in empty slots: decided on the mover's view from its seat stream
+        (advanced), as when the policy plays that seat. What a learner hands to a compiled
+        player (DMC's phases it did not learn).
+
+        >>> env = VecEnv(4, seed=1)
+        >>> _ = env.reset()
+        >>> a = env.policy_actions("rule_based", ["bidding"])
+        >>> bool(all(env.legal_mask[i, a[i]] for i in range(4)))
+        True
+        """
+        self._check_open()
+        row = _policy_row(policy)
+        if row is None:
+            raise ValueError(f"policy must be a built-in policy (random, rule_based), got {policy!r}")
+        names = K.PHASE_NAMES[:K.PH_DONE] if phases is None else tuple(phases)
+        mask = np.zeros(K.PH_DONE + 1, dtype=np.bool_)
+        for ph in names:
+            if ph not in K.PHASE_NAMES[:K.PH_DONE]:
+                raise ValueError(f"unknown phase {ph!r}: expected some of {K.PHASE_NAMES[:K.PH_DONE]}")
+            mask[K.PHASE_NAMES.index(ph)] = True
+        params = np.repeat(np.array([row[1]], dtype=np.float64), 3, axis=0)
+        cuts = np.repeat(seat_cutoffs_of(params[:1]), 3, axis=0)
+        if out is None:
+            out = np.empty(self.n, dtype=np.int64)
+        with _threads(self._run_threads):
+            _kv().policy_actions(self._games_arrays, row[0], params, cuts, mask, out)
+        return out
 
     def random_actions(self, out: np.ndarray | None = None) -> np.ndarray:
         """A uniformly random legal action per game (-1 for an empty slot), drawn from the

@@ -321,6 +321,80 @@ def test_forfeit_in_ramsch_charges_the_offender_alone() -> None:
     assert r.ramsch and r.scores == (0, 0, -120) and r.seeger_fabian == (0, 0, -120)
 
 
+def _forfeit_reference(state: SkatState, offender: int) -> dict:
+    """The forfeit rule written out in plain Python on the state's public API, as it stood in
+    the agents layer before it moved into the core (the oracle of ``settle_forfeit``)."""
+    from skatsim.cards import card_points
+    from skatsim.layout import N_RESULT, R_DECLARER, R_GAME, R_PTS0, R_SCORE0, R_SF0
+    from skatsim.rules import GRAND, NULL, RAMSCH
+    from skatsim.scoring import GameResult, matadors_of, settle_into
+    from skatsim.solver import target_for
+    from skatsim.valuation import HAND, game_value
+
+    r = np.zeros(N_RESULT, dtype=np.int64)
+    pts, tricks = state.points(), state.tricks_won()
+    for s in range(3):
+        r[R_PTS0 + s] = pts[s]
+    g, d = state.game_type, state.declarer
+    if g == RAMSCH:
+        r[R_DECLARER], r[R_GAME] = -1, RAMSCH
+        r[R_SCORE0 + offender] = r[R_SF0 + offender] = -120
+        return GameResult.from_result_fields(r, state.rules).to_row()
+    if d is None:
+        r[R_DECLARER], r[R_GAME] = -1, -1
+        return GameResult.from_result_fields(r, state.rules, card_points=False).to_row()
+    cards = state.deal.hands[d].mask | state.deal.skat.mask
+    if g is None:
+        flags = HAND if state.phase == "declare" and not state.skat_picked_up else 0
+        options = [(int(game_value(game, flags, int(matadors_of(cards, game)))), game) for game in range(GRAND + 1)]
+        reach = [o for o in options if o[0] >= state.bid]
+        _, g = min(reach) if reach else max(options, key=lambda o: (o[0], -o[1]))
+        lp, lt = 60, 1
+    else:
+        flags = state.contract.flags
+        if offender == d:
+            lp, lt = 60, 1
+        else:
+            lp, lt = {61: (61, 5), 90: (90, 5), "schwarz": (120, 10), "null": (0, 0)}[target_for(state.contract)]
+        if g == NULL:
+            lt = 1 if offender == d else 0
+    settle_into(r, d, g, flags, state.bid, int(state.skat_picked_up), state.kontra_level, int(matadors_of(cards, g)),
+                pts[d] + card_points(state.skat_mask()), tricks[d], lp, lt, False)
+    return GameResult.from_result_fields(r, state.rules).to_row()
+
+
+def test_the_forfeit_rule_of_the_core_equals_its_plain_reference_and_the_env_s() -> None:
+    """At random points of random games (every phase, Kontra/Re, Ramsch) and for any offender,
+    the core's forfeit settlement (through ``forfeit_result`` and ``VecEnv.forfeit``) is the
+    plain-Python rule's, field by field."""
+    from skatsim.vec import VecEnv
+
+    rng = np.random.default_rng(5)
+    seen = set()
+    for k in range(400):
+        rules = SkatRules(kontra=k % 2 == 0, ramsch=k % 3 == 0)
+        full = play_random_game(k, rules).history()
+        stop = int(rng.integers(0, len(full)))
+        s = SkatState.new_game(seed=k, rules=rules)
+        for a in full[:stop]:
+            s.apply_action(a)
+        offender = int(rng.integers(0, 3))
+        want = _forfeit_reference(s, offender)
+        got = forfeit_result(s, offender).to_row()
+        assert got == want, (k, stop, offender)
+        env = VecEnv(1, rules=rules, auto_reset=False)
+        env.reset([k])
+        for a in full[:stop]:
+            env.step(np.array([a]))
+        env.forfeit(0, offender)
+        row = env.last_results[0]
+        for c in RESULT_COLUMNS:
+            if c in row.dtype.names and c not in ("deal_index", "deal_seed", "n_actions") and want[c] is not None:
+                assert row[c] == want[c], (k, stop, offender, c)
+        seen.add((s.phase, s.declarer == offender))
+    assert {ph for ph, _ in seen} >= {"bidding", "skat", "discard", "declare", "kontra", "play"}
+
+
 @pytest.mark.parametrize("phase, mode", [("play", "raise"), ("play", "illegal"), ("bidding", "raise"),
                                          ("declare", "illegal")])
 def test_a_misbehaving_agent_loses_by_rule_and_the_run_goes_on(phase: str, mode: str, faulty_agent: str) -> None:

@@ -12,36 +12,17 @@ Misbehaving agents
 ------------------
 By default an agent that raises or returns an illegal action stops the game with
 :class:`AgentError` / :class:`IllegalActionError`. With ``on_error="forfeit"`` (what
-tournaments use) the error is recorded (:attr:`PlayedGame.errors`) and the game gets a
-rules-based outcome instead, as for a rule violation under ISkO 4.1.4/4.1.5 (the guilty
-side loses, at the simple level). ``time_limit=`` seconds per decision makes a decision
-that takes longer an error of the same kind (:class:`TimeLimitError`; on POSIX the agent
-is interrupted when it runs in the main thread, otherwise its late answer is discarded).
-The limit counts the agent's own CPU time (:func:`agent_clock`: neither the machine's load
-nor the table's work, garbage collection included, counts; resolution about 1 µs; an
-interrupt arrives within a kernel tick, 4-10 ms, of the limit, see :class:`_deadline`), and
-so do the decision times the table reports. The
-outcome (:func:`forfeit_result`):
-
-- **bidding** and **Kontra/Re**: the offender is treated as having passed (said nothing)
-  and the game goes on; if it errs again later, the rules below apply then;
-- **declarer**, after the declaration (Kontra/Re excepted, card play): the game is lost at
-  its declared value at the simple level, settled as if he had taken 60 card points and
-  one trick (the announced levels count, schneider/schwarz against him do not; null:
-  lost), Kontra/Re doubling as said;
-- **declarer**, before declaring (the skat decision, the discard, the declaration): the
-  game is lost at the bid: recorded as the cheapest suit or grand game (hand when he did
-  not pick up) whose value with his matadors reaches the bid (the lowest base value on a
-  tie), or, when none does, the most valuable one, charged as overbid (ISkO 3.4.2 / 4.1.4);
-- **defender** (card play): the declarer wins at the simple level of his contract, settled
-  as if he had just reached his goal (61 card points; 90 with schneider announced; every
-  trick with schwarz announced or ouvert; null: no trick). An overbid declarer still loses:
-  the value of his game is below his bid whatever the defenders did;
-- **Ramsch** card play: the offender alone loses, charged as if it had taken every card
-  (-120, Seeger-Fabian -120), the others score 0.
-
-The trick points and tricks of the row are those taken until the error (the declarer's
-points with the skat); ``won``, the levels, the value and the scores follow the rules above.
+tournaments use) the error is recorded (:attr:`PlayedGame.errors`) and the game goes on by
+the failure rule of the seating contract (:mod:`agents.arena.seat`): a pass in the bidding
+and at Kontra/Re, anywhere else the end of the game, settled by the forfeit rule
+(:func:`forfeit_result`, as ISkO 4.1.4/4.1.5 rule a violation: the guilty side loses at the
+simple level; the rule in full at :func:`skatsim.kernels.game.settle_forfeit`).
+``time_limit=`` seconds per decision makes a decision that takes longer an error of the
+same kind (:class:`TimeLimitError`; on POSIX the agent is interrupted when it runs in the
+main thread, otherwise its late answer is discarded). The limit counts the agent's own CPU
+time (:func:`agent_clock`: neither the machine's load nor the table's work, garbage
+collection included, counts; resolution about 1 µs), and so do the decision times the table
+reports.
 
 >>> from agents import RandomAgent
 >>> g = play([RandomAgent(), RandomAgent(), RandomAgent()], seed=5)
@@ -51,126 +32,30 @@ points with the skat); ``won``, the levels, the value and the scores follow the 
 
 from __future__ import annotations
 
-import gc
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from skatsim._random import SeedLike, to_seed
-from skatsim.actions import PASS, action_to_string
-from skatsim.bits import mix64, seat_stream
+from skatsim.actions import PASS
+from skatsim.bits import mix64
 from skatsim.deal import SEED_MASK, Deal
+from skatsim.kernels.game import settle_forfeit
+from skatsim.layout import N_RESULT, PHASE_NAMES
 from skatsim.options import ISKO, SkatRules
+from skatsim.rules import RAMSCH
 from skatsim.scoring import GameResult
 from skatsim.state import SkatState
 
 from .base import AgentSpec, make_agent
+from .seat import (FORFEIT, HIDDEN, ON_ERROR, AgentError, IllegalActionError, Seat, TimeLimitError, agent_clock,
+                   check_action, decide, error_seats, error_traceback, failure_action)
 
+# the seating contract's names, here where the table uses them (their home: agents.arena.seat)
 __all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "TimeLimitError",
            "HIDDEN", "deal_seed_of_deal", "forfeit_result", "ON_ERROR", "agent_clock", "error_traceback", "decide",
            "check_action"]
-
-#: What :class:`Table` does when an agent fails: raise, or record it and settle the game.
-ON_ERROR = ("raise", "forfeit")
-
-#: What the other seats observe of a declarer's discard.
-HIDDEN = -1
-
-_DISCARD_PHASE = "discard"
-
-
-class AgentError(RuntimeError):
-    """An agent failed at the table: it raised, or returned an illegal action.
-
-    Attributes name the agent, the seat, the phase and (for an illegal action) the action,
-    so a tournament can record the error against the agent.
-    """
-
-    def __init__(self, message: str, *, agent: str, seat: int, phase: str, action: Any = None,
-                 decision_time: float | None = None) -> None:
-        super().__init__(message)
-        self.agent = agent
-        self.seat = seat
-        self.phase = phase
-        self.action = action
-        self.decision_time = decision_time  # the time the failed decision counts (None: not counted)
-
-
-class IllegalActionError(AgentError, ValueError):
-    """The agent returned an action that is not legal for its seat now."""
-
-
-class TimeLimitError(AgentError, TimeoutError):
-    """The agent took longer than the table's per-decision ``time_limit``."""
-
-
-class _Alarm(BaseException):
-    """Raised by the timer signal handler inside a slow agent (a BaseException, so an agent's
-    ``except Exception`` cannot swallow it)."""
-
-
-def agent_clock() -> float:
-    """The clock of per-decision time limits and decision times: this process's CPU time
-    (:func:`time.process_time`, user + system, every thread; resolution about 1 µs here), so
-    neither the machine's load nor time spent waiting counts, only the agent's own work."""
-    return time.process_time()
-
-
-class _deadline:
-    """Interrupt the ``with`` body once it has used ``seconds`` of CPU time (POSIX, main
-    thread only; elsewhere a no-op and the table only checks the time afterwards).
-
-    The CPU timer (``ITIMER_PROF``) is sampled at the kernel's tick, so an interrupt comes
-    within about one tick (4-10 ms) of the limit; it repeats every millisecond until the
-    body stops, in case the first one lands where Python cannot raise it (a ``__del__``).
-    A wall-clock backstop (``ITIMER_REAL``, 10 x the limit + 1 s) stops an agent that
-    waits instead of computing. Interrupts never escape the ``with`` block: after it they
-    are ignored, and inside it the ones Python reports as unraisable are silenced.
-    """
-
-    def __init__(self, seconds: float | None) -> None:
-        self.seconds = seconds
-        self.armed = False
-        self.active = False
-
-    def __enter__(self) -> "_deadline":
-        import signal
-        import sys
-        import threading
-
-        if (self.seconds is not None and hasattr(signal, "setitimer")
-                and threading.current_thread() is threading.main_thread()):
-            def on_timer(signum: int, frame: Any) -> None:
-                if self.active:
-                    raise _Alarm()
-
-            def hook(unraisable: Any) -> None:
-                if not isinstance(unraisable.exc_value, _Alarm):
-                    self._old_hook(unraisable)
-
-            self._old = (signal.signal(signal.SIGPROF, on_timer), signal.signal(signal.SIGALRM, on_timer))
-            self._old_hook = sys.unraisablehook
-            sys.unraisablehook = hook
-            self.active = self.armed = True
-            signal.setitimer(signal.ITIMER_PROF, self.seconds, 0.001)
-            signal.setitimer(signal.ITIMER_REAL, 10 * self.seconds + 1.0, 0.001)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.active = False
-        if self.armed:
-            import signal
-            import sys
-
-            signal.setitimer(signal.ITIMER_PROF, 0)
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGPROF, self._old[0])
-            signal.signal(signal.SIGALRM, self._old[1])
-            sys.unraisablehook = self._old_hook
-            self.armed = False
-
 
 def deal_seed_of_deal(deal: Deal) -> int:
     """A deal seed derived from the cards of an explicit deal (agents' streams for
@@ -179,10 +64,6 @@ def deal_seed_of_deal(deal: Deal) -> int:
     z = mix64(h0 | h1 << 32)
     z = mix64(z ^ (h2 | sk << 32))
     return z >> 1
-
-
-def _agent_name(agent: Any) -> str:
-    return str(getattr(agent, "name", type(agent).__name__))
 
 
 def _resolve_agents(agents: Sequence[Any]) -> list[Any]:
@@ -197,70 +78,6 @@ def _resolve_agents(agents: Sequence[Any]) -> list[Any]:
         if not callable(getattr(a, "act", None)):
             raise TypeError(f"agent for seat {s} ({a!r}) has no act(obs) method")
     return out
-
-
-def _illegal_text(name: str, seat: int, phase: str, action: Any, legal: Sequence[int]) -> str:
-    """What an agent returned that the table cannot use, and what it should have returned."""
-    shown = " ".join(action_to_string(a) for a in legal)
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        return (f"agent {name!r} (seat {seat}) returned {action!r} ({type(action).__name__}) in phase {phase}: "
-                f"act() must return an action id (an int, one of obs.legal_actions); legal: {shown}")
-    try:
-        text = repr(action_to_string(int(action)))
-    except (ValueError, TypeError, IndexError):
-        text = "not an action id"
-    return (f"agent {name!r} (seat {seat}) returned the illegal action {int(action)} ({text}) in phase {phase}; "
-            f"legal: {shown}")
-
-
-def decide(agent: Any, obs: Any, seat: int, phase: str, legal: Sequence[int],
-           time_limit: float | None = None) -> tuple[int, float]:
-    """One decision of ``agent`` for ``seat`` on ``obs``: ``(action, seconds of CPU time)``.
-
-    The action is checked against ``legal`` (the state's legal actions, never the agent's
-    copy of the list). Raises :class:`AgentError` when the agent raises,
-    :class:`TimeLimitError` past ``time_limit`` seconds (:func:`agent_clock`) and
-    :class:`IllegalActionError` for an action not in ``legal``; the error's
-    ``decision_time`` is the time the decision counts (``None`` when the agent raised).
-    :class:`Table` and the vectorised driver (:mod:`agents.arena.vecplay`) both decide through it.
-    """
-    name = _agent_name(agent)
-    collect = gc.isenabled()
-    gc.disable()  # the interpreter's garbage collection is the table's time, not the agent's
-    t0 = agent_clock()
-    try:
-        with _deadline(time_limit):
-            action = agent.act(obs)
-    except _Alarm:
-        dt = agent_clock() - t0
-        raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {time_limit:g} s in phase "
-                             f"{phase} (interrupted after {dt:.3f} s of CPU time)", agent=name, seat=seat,
-                             phase=phase, decision_time=dt) from None
-    except Exception as e:
-        raise AgentError(f"agent {name!r} (seat {seat}) raised {type(e).__name__} in phase "
-                         f"{phase}: {e}", agent=name, seat=seat, phase=phase) from e
-    finally:
-        if collect:
-            gc.enable()
-    dt = agent_clock() - t0
-    if time_limit is not None and dt > time_limit:
-        raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {time_limit:g} s in phase "
-                             f"{phase} ({dt:.3f} s of CPU time)", agent=name, seat=seat, phase=phase,
-                             decision_time=dt)
-    return check_action(name, action, seat, phase, legal, dt), dt
-
-
-def check_action(name: str, action: Any, seat: int, phase: str, legal: Sequence[int], dt: float | None = None) -> int:
-    """``action`` as an int if it is in ``legal``, else :class:`IllegalActionError` (naming
-    agent ``name``, the seat, the phase and the legal actions; ``dt``: the decision's time)."""
-    ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-    if ok:
-        action = int(action)
-        ok = action in legal
-    if not ok:
-        raise IllegalActionError(_illegal_text(name, seat, phase, action, legal), agent=name, seat=seat, phase=phase,
-                                 action=action, decision_time=dt)
-    return action
 
 
 class Table:
@@ -293,13 +110,19 @@ class Table:
         self.deal_seed = int(deal_seed)
         self.deal_id = int(deal_id)
         self.on_action = on_action
-        self.decision_time = [0.0, 0.0, 0.0]
-        self.decisions = [0, 0, 0]
-        self._observers = [getattr(a, "observe", None) for a in self.agents]
-        for seat, a in enumerate(self.agents):
-            reset = getattr(a, "reset", None)
-            if reset is not None:
-                reset(self.deal_id, seat, seat_stream(self.deal_seed, seat))
+        self.seats = [Seat(s, self.deal_id, self.deal_seed) for s in range(3)]
+        for seat, a in zip(self.seats, self.agents):
+            seat.sit(a)
+
+    @property
+    def decision_time(self) -> list[float]:
+        """CPU seconds each seat's agent spent deciding."""
+        return [s.time for s in self.seats]
+
+    @property
+    def decisions(self) -> list[int]:
+        """Decisions each seat's agent took."""
+        return [s.decisions for s in self.seats]
 
     @property
     def over(self) -> bool:
@@ -326,12 +149,12 @@ class Table:
 
     def _after_error(self, e: AgentError) -> tuple[int, int]:
         self.errors.append(e)
-        state = self.state
-        if e.phase in ("bidding", "kontra") and PASS in state.legal_actions():
-            self._apply(e.seat, PASS, e.phase)
-            return e.seat, PASS
-        self.forfeit = forfeit_result(state, e.seat)
-        return e.seat, -1
+        action = failure_action(e, PASS in self.state.legal_actions())
+        if action == FORFEIT:
+            self.forfeit = forfeit_result(self.state, e.seat)
+        else:
+            self._apply(e.seat, action, e.phase)
+        return e.seat, action
 
     def _step(self) -> tuple[int, int]:
         state = self.state
@@ -339,25 +162,16 @@ class Table:
         if seat < 0:
             raise ValueError("the game is over")
         phase = state.phase
-        try:
-            action, dt = decide(self.agents[seat], state.observation(seat), seat, phase, state.legal_actions(),
-                                self.time_limit)
-        except AgentError as e:
-            if e.decision_time is not None:
-                self.decision_time[seat] += e.decision_time
-                self.decisions[seat] += 1
-            raise
-        self.decision_time[seat] += dt
-        self.decisions[seat] += 1
+        action = self.seats[seat].act(state.observation(seat), phase, state.legal_actions(), self.time_limit)
         self._apply(seat, action, phase)
         return seat, action
 
     def _apply(self, seat: int, action: int, phase: str) -> None:
         state = self.state
         state.apply_action(action)
-        for s, obs_fn in enumerate(self._observers):
-            if obs_fn is not None:
-                obs_fn(seat, HIDDEN if phase == _DISCARD_PHASE and s != seat else action)
+        code = PHASE_NAMES.index(phase)
+        for s in self.seats:
+            s.observe(seat, action, code)
         if self.on_action is not None:
             self.on_action(state, seat, action)
 
@@ -394,10 +208,7 @@ class PlayedGame:
     @property
     def error_seats(self) -> int:
         """Bit ``s`` set when seat ``s``'s agent erred."""
-        m = 0
-        for e in self.errors:
-            m |= 1 << e.seat
-        return m
+        return error_seats(self.errors)
 
     @property
     def error_text(self) -> str:
@@ -410,24 +221,10 @@ class PlayedGame:
         return error_traceback(self.errors)
 
 
-def error_traceback(errors: Sequence[AgentError]) -> str:
-    """The errors with the agents' own tracebacks (what the agent raised, where): the log of
-    a run (empty: none)."""
-    import traceback
-
-    parts = []
-    for e in errors:
-        cause = e.__cause__
-        if cause is not None:
-            parts.append(f"{e}\n" + "".join(traceback.format_exception(type(cause), cause, cause.__traceback__)))
-        else:
-            parts.append(str(e))
-    return "\n".join(parts)
-
-
 def forfeit_result(state: SkatState, offender: int) -> GameResult:
     """The settlement of a game that ends because ``offender``'s agent failed (raised,
-    returned an illegal action or ran out of time), by the rules of the module docstring.
+    returned an illegal action or ran out of time): the forfeit rule of the core
+    (:func:`skatsim.kernels.game.settle_forfeit`) on the state's vector.
 
     >>> from skatsim import SkatState
     >>> s = SkatState.new_game(seed=3)
@@ -440,56 +237,11 @@ def forfeit_result(state: SkatState, offender: int) -> GameResult:
     >>> won.won, won.game_value == lost.game_value, won.seeger_fabian[0] == won.game_value + 50
     (True, True, True)
     """
-    from skatsim.cards import card_points
-    from skatsim.layout import N_RESULT, R_DECLARER, R_GAME, R_PTS0, R_SCORE0, R_SF0
-    from skatsim.rules import GRAND, NULL, RAMSCH
-    from skatsim.scoring import matadors_of, settle_into
-    from skatsim.solver import target_for
-    from skatsim.valuation import HAND, game_value
-
     r = np.zeros(N_RESULT, dtype=np.int64)
-    pts = state.points()
-    tricks = state.tricks_won()
-    for s in range(3):
-        r[R_PTS0 + s] = pts[s]
-    g = state.game_type
-    d = state.declarer
-    if g == RAMSCH:  # the offender alone loses, as if it had taken every card
-        r[R_DECLARER], r[R_GAME] = -1, RAMSCH
-        r[R_SCORE0 + offender] = -120
-        r[R_SF0 + offender] = -120
-        return GameResult.from_result_fields(r, state.rules)
-    if d is None:  # nobody declared (a bidding error with no pass to substitute): no game
-        r[R_DECLARER], r[R_GAME] = -1, -1
-        return GameResult.from_result_fields(r, state.rules, card_points=False)
-    bid = state.bid
-    picked = state.skat_picked_up
-    kontra = state.kontra_level
-    cards = state.deal.hands[d].mask | state.deal.skat.mask
-    if g is None:  # before the declaration: lost at the bid, the cheapest game reaching it
-        flags = HAND if state.phase == "declare" and not picked else 0
-        options = []
-        for game in range(GRAND + 1):
-            mat = int(matadors_of(cards, game))
-            options.append((int(game_value(game, flags, mat)), game, mat))
-        reach = [o for o in options if o[0] >= bid]
-        _, g, mat = min(reach) if reach else max(options, key=lambda o: (o[0], -o[1]))
-        lp, lt = 60, 1
-    else:
-        contract = state.contract
-        assert contract is not None  # declared: past the declaration
-        flags = contract.flags
-        mat = int(matadors_of(cards, g))
-        if offender == d:
-            lp, lt = 60, 1
-        else:
-            goal = target_for(contract)
-            lp, lt = {61: (61, 5), 90: (90, 5), "schwarz": (120, 10), "null": (0, 0)}[goal]
-        if g == NULL:
-            lt = 1 if offender == d else 0
-    settle_into(r, d, g, flags, bid, int(picked), kontra, mat, pts[d] + card_points(state.skat_mask()), tricks[d],
-                lp, lt, False)
-    return GameResult.from_result_fields(r, state.rules)
+    settle_forfeit(state.vector, int(offender), r)
+    # nobody declared (and no Ramsch): no game, and no card points either
+    return GameResult.from_result_fields(r, state.rules, card_points=state.declarer is not None
+                                         or state.game_type == RAMSCH)
 
 
 def _setup(seed: SeedLike, deal: Deal | None, rules: SkatRules, rng: SeedLike) -> tuple[SkatState, int]:

@@ -39,8 +39,6 @@ import numpy as np
 from numba import njit, prange
 
 from skatsim.actions import NUM_ACTIONS
-from skatsim.kernels import game as K
-from skatsim.kernels import policies as KP
 from skatsim.kernels.observe import OBS_LAYOUT, OBS_SIZE
 
 from ..learn.nets import checkpoint_files, dense_row, mlp_body, write_checkpoint
@@ -300,41 +298,14 @@ def greedy(q: np.ndarray, legal: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- training helper
 
 
-@njit(cache=True, parallel=True)
-def _rb_actions(st, rng, params, delegate_phase, out) -> None:
-    for i in prange(st.shape[0]):
-        s = st[i]
-        ph = s[K.F_PHASE]
-        p = s[K.F_PLAYER]
-        if ph == K.PH_DONE or p < 0 or not delegate_phase[ph]:
-            out[i] = -1
-            continue
-        v = np.empty(s.shape[0], np.int64)
-        K.mask_view(s, p, v)
-        a, r = KP.policy_act(KP.POLICY_RULE_BASED, v, p, params, rng[i, p])
-        rng[i, p] = r
-        out[i] = a
-
-
-def rule_based_actions(env: Any, phases: Sequence[str], params: np.ndarray | None = None,
+def rule_based_actions(env: Any, phases: Sequence[str], policy: Any = "rule_based",
                        out: np.ndarray | None = None) -> np.ndarray:
     """The rule-based player's action in every game of a :class:`skatsim.vec.VecEnv` whose
     mover is in one of ``phases`` (-1 elsewhere), from the mover's masked view and seat
     stream (as ``simulate`` plays it: the stream is advanced in the environment), in one
-    compiled call. ``params``: the policy row (default: the rule-based defaults)."""
-    if params is None:
-        params = np.zeros(KP.PARAMS_SIZE, np.float64)
-        d = KP.BUILTIN["rule_based"][2]
-        params[:len(d)] = d
-    mask = np.zeros(K.PH_DONE + 1, np.bool_)
-    codes = {"bidding": K.PH_BID, "skat": K.PH_SKAT, "discard": K.PH_DISCARD, "declare": K.PH_DECLARE,
-             "kontra": K.PH_KONTRA, "play": K.PH_PLAY}
-    for ph in phases:
-        mask[codes[ph]] = True
-    if out is None:
-        out = np.empty(env.n, np.int64)
-    _rb_actions(env.state, env.seat_rng, params, mask, out)
-    return out
+    compiled call (:meth:`skatsim.vec.VecEnv.policy_actions`). ``policy``: the rule-based
+    entry (``("rule_based", {...})`` for other parameters)."""
+    return env.policy_actions(policy, phases, out)
 
 
 # ----------------------------------------------------------------------------- the agent

@@ -27,8 +27,9 @@ from ..bits import assume_below, branchless, nth_bit, popcount, rand_below
 from ..cards import CARD_POINTS_ARRAY, card_points
 from ..contracts import BID_ARRAY, DECLARABLE_BITS, DECLARATION_ARRAY, OUVERT, SCHWARZ_ANNOUNCED
 from ..options import OPT_KONTRA, OPT_RAMSCH
-from ..rules import FOLLOW, NULL, RAMSCH, legal_mask, trick_winner_pos
-from ..scoring import matadors_of, settle_into
+from ..rules import FOLLOW, GRAND, NULL, RAMSCH, legal_mask, trick_winner_pos
+from ..scoring import GOAL_61, GOAL_EDGES, goal_of, matadors_of, settle_into
+from ..valuation import HAND, game_value
 from ..layout import (  # noqa: F401  (re-exported: K.F_HAND0, K.R_WON, K.PH_PLAY ...)
     PH_BID, PH_SKAT, PH_DISCARD, PH_DECLARE, PH_KONTRA, PH_PLAY, PH_DONE, PHASE_NAMES, F_PHASE, F_PLAYER,
     F_HAND0, F_HAND1, F_HAND2, F_SKAT, F_DEALT0, F_DEALT1, F_DEALT2, F_DEALT_SKAT, F_BID, F_BID_IDX,
@@ -463,6 +464,73 @@ def result_fields(st, out) -> None:
         lp, lt = 60, 1  # neither side schneider or schwarz (the announced levels still count)
     settle_into(out, d, g, st[F_FLAGS], st[F_BID], st[F_PICKED], st[F_KONTRA], mat, dpts, dtr, lp, lt,
                 end == END_DECLARER_RESIGNED)
+
+
+
+@njit(cache=True, _nrt=False)
+def settle_forfeit(st, offender: int, out) -> None:
+    """Settle into ``out`` (int64[N_RESULT]) the game ``st`` when it ends because seat
+    ``offender`` broke the rules (its agent raised, returned an illegal action or ran out of
+    time), as ISkO 4.1.4/4.1.5 rule a violation: the guilty side loses at the simple level.
+
+    - **Ramsch**: the offender alone loses, charged as if it had taken every card (-120,
+      Seeger-Fabian -120); the others score 0;
+    - **declarer**, after the declaration: the game is lost at its declared value at the
+      simple level, settled at the edge just missing its goal
+      (:data:`skatsim.scoring.GOAL_EDGES`: the announced levels count, schneider or schwarz
+      against him do not; null: lost);
+    - **declarer**, before declaring (the skat decision, the discard, the declaration): the
+      game is lost at the bid, recorded as the cheapest suit or grand game (hand when he has
+      not picked up the skat in the declaration) whose value with his matadors reaches the bid
+      (the lowest game id on a tie), or, when none does, the most valuable one, charged as
+      overbid (ISkO 3.4.2 / 4.1.4);
+    - **defender**: the declarer wins at the simple level, settled at the edge reaching his
+      goal (61 card points; 90 with schneider announced; every trick with schwarz announced
+      or ouvert; null: no trick); an overbid declarer still loses;
+    - nobody has declared yet (a failure in the bidding where no pass can stand in): no game
+      (declarer and game -1).
+
+    The trick points per seat and the declarer's points (with the skat) and tricks are those
+    taken so far. A failure in the bidding or at Kontra/Re is not settled here: the table
+    substitutes a pass (:class:`agents.arena.seat.Seat` holds that part of the rule).
+    """
+    out[:] = 0
+    for s in range(3):
+        out[R_PTS0 + s] = st[F_POINTS0 + s]
+    g = st[F_GAME]
+    d = st[F_DECLARER]
+    if g == RAMSCH:
+        out[R_DECLARER] = -1
+        out[R_GAME] = RAMSCH
+        out[R_SCORE0 + offender] = -120
+        out[R_SF0 + offender] = -120
+        return
+    if d < 0:
+        out[R_DECLARER] = -1
+        out[R_GAME] = -1
+        return
+    cards = st[F_DEALT0 + d] | st[F_DEALT_SKAT]
+    picked = st[F_PICKED]
+    bid = st[F_BID]
+    if g < 0:  # before the declaration: lost at the bid, as the cheapest game reaching it
+        flags = HAND if st[F_PHASE] == PH_DECLARE and picked == 0 else 0
+        reach_g, reach_v, top_g, top_v = -1, 0, -1, -1
+        for game in range(GRAND + 1):
+            v = game_value(game, flags, matadors_of(cards, game))
+            if v >= bid and (reach_g < 0 or v < reach_v):
+                reach_g, reach_v = game, v
+            if v > top_v:
+                top_g, top_v = game, v
+        g = reach_g if reach_g >= 0 else top_g
+        picked = 0 if flags & HAND else 1  # recorded as the contract reads: not hand, so picked up
+        goal, lost = GOAL_61, True
+    else:
+        flags = st[F_FLAGS]
+        goal, lost = goal_of(g, flags), offender == d
+    e = 2 if lost else 0  # the miss or the reach edge of the goal
+    settle_into(out, d, g, flags, bid, picked, st[F_KONTRA], matadors_of(cards, g),
+                st[F_POINTS0 + d] + card_points(st[F_SKAT]), st[F_TRICKS0 + d], GOAL_EDGES[goal, e],
+                GOAL_EDGES[goal, e + 1], False)
 
 
 def copy_state(dst, src) -> None:

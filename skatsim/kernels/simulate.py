@@ -53,7 +53,8 @@ from . import game as G
 from .heuristic import card_on_state, decides_cards, on_state, seat_cutoffs
 from .policies import POLICY_CUSTOM, POLICY_RANDOM, POLICY_RULE_BASED, act
 
-__all__ = ["RESULT_DTYPE", "MAX_ACTIONS", "BLOCK", "random_policy", "play_deal", "play_block",
+__all__ = ["RESULT_DTYPE", "MAX_ACTIONS", "BLOCK", "CALLER", "random_policy", "seat_action", "autoplay",
+           "rule_based_cards", "play_deal", "play_block", "store_result",
            "run_chunk", "run_chunk_generic", "run_chunk_generic_serial", "seed_mul"]
 
 #: Upper bound on the actions of one deal: <= 63 bids + 63 holds + 3 passes + 1 pickup/hand
@@ -122,30 +123,54 @@ def _builtin_act(st, p, pid, params, rng):
     return a, rng
 
 
-@njit(inline='always')
-def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions, i, record, check, all_random,
-              limits, cuts):
-    """Deal from ``deal_seed`` and play to the end; seat ``s`` is played by policy
-    ``pids[s]`` with parameters ``params[s]`` (``POLICY_CUSTOM``: the jitted ``custom``)
-    and draws from its stream ``rngs[s]`` (``seat_stream(deal_seed, s)``; scratch int64[3]);
-    ``limits`` (scratch int64[3]) keeps the rule-based seats' bid limits within the deal;
-    ``cuts`` holds their :func:`skatsim.kernels.heuristic.seat_cutoffs`.
+#: ``pids`` entry of a seat its caller plays (the Python side of :class:`skatsim.vec.VecEnv`):
+#: :func:`autoplay` stops when that seat is to move.
+CALLER = -2
 
-    Returns the number of actions; with ``record`` they are written to ``actions[i]``.
-    With ``check`` every action is tested first: an illegal one stops the deal and
-    ``-(k + 1)`` is returned for the ``k``-th action (0-based). ``all_random`` (a constant
-    at each call site): every seat is ``POLICY_RANDOM``, so the compiled loop has no
-    policy dispatch.
+
+@njit(inline='always')
+def seat_action(custom, st, view, p, pid, params, rng, limits, cuts):
+    """The action of compiled seat ``p`` (policy ``pid``; ``params``: the three seats' rows)
+    on the game ``st``, drawing from its stream ``rng``: ``(action, rng)``.
+
+    The random policy reads the true vector (its legal set depends only on the mover's cards
+    and public fields); a rule-based card or limit bid is decided on ``st`` itself
+    (:func:`skatsim.kernels.heuristic.on_state`, keeping the bid limit in ``limits[p]`` with
+    the seats' cutoffs ``cuts``); any other built-in decision gets ``st`` masked in place
+    (:func:`_builtin_act`), a user's policy (``POLICY_CUSTOM``: the jitted ``custom``) its
+    own masked copy ``view``.
     """
-    h0, h1, h2, sk, _ = deal_masks(deal_seed)
-    G.init_state(st, h0, h1, h2, sk, options)
-    rb_cards = 0  # seats whose cards the rule-based heuristic decides (bit s)
-    for s in range(3):
-        rngs[s] = seat_stream(deal_seed, s)
-        limits[s] = -1
-        if not all_random and pids[s] == POLICY_RULE_BASED and decides_cards(params[s]):
-            rb_cards |= 1 << s
-    n = 0
+    if pid == POLICY_RANDOM:
+        return G.random_action(st, rng)
+    if pid == POLICY_CUSTOM:
+        G.mask_view(st, p, view)
+        a, r = custom(view, p, params[p], rng)
+        return np.int64(a), np.int64(r)
+    a = -1
+    if pid == POLICY_RULE_BASED:  # card play and bids from the kept limit, on st itself
+        a = on_state(st, p, params, limits, cuts)
+    if a < 0:
+        return _builtin_act(st, p, pid, params, rng)
+    return a, rng
+
+
+@njit(inline='always')
+def autoplay(custom, st, view, pids, params, rngs, limits, cuts, rb_cards, hist, hmeta, row, n, record, meta, check,
+             all_random):
+    """Play the compiled seats of the game ``st`` (from its ``n``-th action on) until a seat
+    its caller plays (``pids[p] == CALLER``) is to move or the game ends; returns the number
+    of actions. The one loop of the batch engine (:func:`play_deal`), the vectorised
+    environment (:mod:`skatsim.kernels.vec`) and so of training.
+
+    Seat ``s`` is played by policy ``pids[s]`` with the parameter rows ``params`` (three) and
+    draws from ``rngs[s]`` (:func:`seat_action`); ``rb_cards`` (bit ``s``): the rule-based
+    seats whose cards the heuristic decides, the hot path (:func:`skatsim.kernels.heuristic.card_on_state`
+    then :func:`skatsim.kernels.game.apply_card`: no phase dispatch). With ``record`` the
+    actions go to ``hist[row, n...]``, with ``meta`` ``seat | phase << 2`` to ``hmeta[row, n...]``.
+    With ``check`` every action is tested first: an illegal one stops the deal and
+    ``-(k + 1)`` is returned for the ``k``-th action (0-based). ``all_random`` (a constant at
+    each call site): every seat is ``POLICY_RANDOM``, compiled without the policy dispatch.
+    """
     while True:
         ph = st[G.F_PHASE]
         if ph == G.PH_DONE:
@@ -157,34 +182,67 @@ def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions,
             a = card_on_state(st, p, params)
             if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
                 return -(n + 1)
+            if meta:
+                hmeta[row, n] = p | (ph << 2)
             G.apply_card(st, a)
             if record:
-                actions[i, n] = a
+                hist[row, n] = a
             n += 1
             continue
-        pid = pids[p]
-        if all_random or pid == POLICY_RANDOM:
+        if all_random:
             a, rngs[p] = G.random_action(st, rngs[p])
-        elif pid == POLICY_CUSTOM:
-            G.mask_view(st, p, view)
-            a, rngs[p] = custom(view, p, params[p], rngs[p])
         else:
-            a = -1
-            if pid == POLICY_RULE_BASED:  # card play and bids from the kept limit, on st itself
-                a = on_state(st, p, params, limits, cuts)
-            if a < 0:
-                a, rngs[p] = _builtin_act(st, p, pid, params, rngs[p])
+            pid = pids[p]
+            if pid == CALLER:
+                break
+            a, rngs[p] = seat_action(custom, st, view, p, pid, params, rngs[p], limits, cuts)
         if check and (n >= MAX_ACTIONS or not G.is_legal(st, a)):
             return -(n + 1)
+        if meta:
+            hmeta[row, n] = p | (ph << 2)
         G.apply_action(st, a)
         if record:
-            actions[i, n] = a
+            hist[row, n] = a
         n += 1
     return n
 
 
 @njit(inline='always')
-def _store(out, i, index, deal_seed, r, n):
+def rule_based_cards(pids, params) -> int:
+    """Bit ``s`` set for the rule-based seats whose cards the heuristic decides."""
+    rb = 0
+    for s in range(3):
+        if pids[s] == POLICY_RULE_BASED and decides_cards(params[s]):
+            rb |= 1 << s
+    return rb
+
+
+@njit(inline='always')
+def play_deal(custom, st, view, rngs, pids, params, deal_seed, options, actions, i, record, check, all_random,
+              limits, cuts):
+    """Deal from ``deal_seed`` and play to the end (:func:`autoplay`); seat ``s`` is played by
+    policy ``pids[s]`` with parameters ``params[s]`` (``POLICY_CUSTOM``: the jitted
+    ``custom``) and draws from its stream ``rngs[s]`` (``seat_stream(deal_seed, s)``; scratch
+    int64[3]); ``limits`` (scratch int64[3]) keeps the rule-based seats' bid limits within
+    the deal; ``cuts`` holds their :func:`skatsim.kernels.heuristic.seat_cutoffs`.
+
+    Returns the number of actions (with ``record`` written to ``actions[i]``), or with
+    ``check`` ``-(k + 1)`` for an illegal ``k``-th action.
+    """
+    h0, h1, h2, sk, _ = deal_masks(deal_seed)
+    G.init_state(st, h0, h1, h2, sk, options)
+    for s in range(3):
+        rngs[s] = seat_stream(deal_seed, s)
+        limits[s] = -1
+    rb = 0 if all_random else rule_based_cards(pids, params)
+    return autoplay(custom, st, view, pids, params, rngs, limits, cuts, rb, actions, actions, i, 0, record, False,
+                    check, all_random)
+
+
+@njit(inline='always')
+def store_result(out, i, index, deal_seed, r, n):
+    """Row ``i`` of ``out`` (``RESULT_DTYPE``) from a settled result array ``r`` (the ``R_*``
+    layout) of deal ``index`` with ``deal_seed`` and ``n`` actions."""
     row = out[i]
     row["deal_index"] = index
     row["deal_seed"] = deal_seed
@@ -226,7 +284,7 @@ def _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions
         n = play_deal(custom, st, view, rngs, pids, params, ds, options, actions, i, record, check, all_random,
                       limits, cuts)
         G.result_fields(st, r)
-        _store(out, i, index, ds, r, n)
+        store_result(out, i, index, ds, r, n)
 
 
 @njit(inline='always')
@@ -250,7 +308,8 @@ def play_block(custom, b, smul, start, options, pids, params, out, actions, reco
 
 
 @njit(cache=True, inline='always')
-def _no_custom(view, seat, params, rng):  # placeholder for the built-in runner
+def no_custom(view, seat, params, rng):
+    """The ``custom`` of the runners without a user's policy (never called)."""
     return G.random_action(view, rng)
 
 
@@ -260,7 +319,7 @@ def run_chunk(smul, start, options, pids, params, out, actions, record):
     played by built-in policy ``pids[s]`` with ``params[s]`` (compiled once, cached)."""
     cuts = seat_cutoffs(params)
     for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
-        play_block(_no_custom, b, smul, start, options, pids, params, out, actions, record, False, cuts)
+        play_block(no_custom, b, smul, start, options, pids, params, out, actions, record, False, cuts)
 
 
 @njit(parallel=True)

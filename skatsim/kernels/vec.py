@@ -8,20 +8,25 @@ games (``prange``); a game's work depends only on its own row, and the only seri
 (numbering the next deals in slot order) is a plain loop, so results do not depend on
 the thread count.
 
-Per game arrays (all owned by :class:`skatsim.vec.VecEnv`):
+The arrays (all owned by :class:`skatsim.vec.VecEnv`) travel as two named tuples, so a
+kernel takes one argument for each and adding a field is one edit:
 
-- ``st (n, N_FIELDS)``, ``view (n, N_FIELDS)`` (scratch for masked views);
-- ``deal_seed (n,)``, ``deal_index (n,)`` (index in the run's seed stream, -1 for an
-  explicit seed), ``serial (n,)`` (a number per game started in the environment);
-- ``rng (n, 3)``: the seat streams ``seat_stream(deal_seed, seat)`` the compiled policies
-  (and :func:`random_actions`) draw from, exactly as ``simulate`` does;
-- ``hist (n, MAX_ACTIONS)`` int16 actions of the current deal, ``hmeta`` int8
-  ``player | phase << 2`` per action, ``nact (n,)``;
-- ``ctrl (n, 3)``: who plays each seat: ``-1`` the caller (Python), ``c >= 0`` row ``c`` of
-  the policy table ``pol_pid (k,)`` / ``pol_params (k, PARAMS_SIZE)`` (built-in policies of
-  :mod:`skatsim.kernels.policies`, played inside the step);
-- outputs: ``obs (n, OBS_SIZE)`` float32, ``mask (n, NUM_ACTIONS)`` bool, ``to_move (n,)``,
-  ``done (n,)``, ``rew (n, 3)`` float64, ``results (n,)`` RESULT_DTYPE, ``rbuf (n, N_RESULT)``.
+- :class:`Games`, one row per game: ``st (n, N_FIELDS)`` the state vectors, ``scratch``
+  for masked views, ``deal_seed``, ``deal_index`` (index in the run's seed stream, -1 for an
+  explicit seed), ``serial`` (a number per game started in the environment), ``rng (n, 3)``
+  the seat streams ``seat_stream(deal_seed, seat)`` the compiled seats draw from, exactly as
+  ``simulate`` does; who plays each seat: ``pids (n, 3)`` (a built-in policy of
+  :mod:`skatsim.kernels.policies`, played inside the step, or ``CALLER``), ``params (n, 3,
+  PARAMS_SIZE)``, ``cuts (n, 3, 3)`` (their :func:`~skatsim.kernels.heuristic.bid_cutoffs`)
+  and ``limits (n, 3)`` (rule-based bid limits kept within a deal); ``hist (n, MAX_ACTIONS)``
+  int16 actions of the current deal, ``hmeta`` int8 ``player | phase << 2`` per action,
+  ``nact (n,)``; the outputs ``obs (n, OBS_SIZE)`` float32, ``mask (n, NUM_ACTIONS)`` bool,
+  ``to_move``, ``done``, ``rew (n, 3)`` float64, ``results`` RESULT_DTYPE, ``rbuf (n,
+  N_RESULT)``, and the last finished deal's ``last_hist`` / ``last_nact``;
+- :class:`Buffer`, the trajectory buffer.
+
+The compiled seats are played by the batch engine's own loop
+(:func:`skatsim.kernels.simulate.autoplay`), rule-based fast paths included.
 
 The trajectory buffer (``b*`` arrays, ``(T, n, ...)``) stores each recorded decision as the
 mover's masked view packed into ``int32`` (:func:`pack_view`: 208 bytes a row instead of
@@ -32,6 +37,8 @@ observation tensors and masks.
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -40,14 +47,57 @@ from ..bits import lsb, rand_below, seat_stream
 from ..deal import deal_masks
 from . import game as G
 from .observe import OBS_SIZE, observe_into
-from .policies import POLICY_RANDOM, act
-from .simulate import _store, deal_seed_of
+from .simulate import CALLER, autoplay, deal_seed_of, no_custom, rule_based_cards, seat_action, store_result
 
-__all__ = ["REWARD_SF", "REWARD_ZERO_SUM", "REWARD_LIST", "EXTERNAL", "MASK_FIELDS", "step_kernel",
-           "reset_kernel", "observe_kernel", "random_actions", "sample_masks", "take_rows", "pack_view", "unpack_view"]
+__all__ = ["REWARD_SF", "REWARD_ZERO_SUM", "REWARD_LIST", "EXTERNAL", "CALLER", "MASK_FIELDS", "Games", "Buffer",
+           "step_kernel", "policy_actions",
+           "reset_kernel", "observe_kernel", "forfeit_kernel", "random_actions", "sample_masks", "take_rows",
+           "pack_view", "unpack_view"]
 
 REWARD_SF, REWARD_ZERO_SUM, REWARD_LIST = 0, 1, 2
-EXTERNAL = -1  # ctrl entry of a seat played by the caller
+EXTERNAL = -1  # policy-table entry of a seat played by the caller (``pids`` then holds CALLER)
+
+
+class Games(NamedTuple):
+    """The per-game arrays of :class:`skatsim.vec.VecEnv` (see the module docstring)."""
+
+    st: Any
+    scratch: Any
+    deal_seed: Any
+    deal_index: Any
+    serial: Any
+    rng: Any
+    pids: Any
+    params: Any
+    cuts: Any
+    limits: Any
+    hist: Any
+    hmeta: Any
+    nact: Any
+    obs: Any
+    mask: Any
+    to_move: Any
+    done: Any
+    rew: Any
+    results: Any
+    rbuf: Any
+    last_hist: Any
+    last_nact: Any
+
+
+class Buffer(NamedTuple):
+    """The trajectory buffer's arrays (:class:`skatsim.vec.TrajectoryBuffer`): ``seats``
+    (3,) bool, the recorded seats; ``(T, n)`` columns ``views`` (packed int32 views), ``seat``,
+    ``action``, ``game``, ``rtg``; ``fill`` and ``start`` per column."""
+
+    seats: Any
+    views: Any
+    seat: Any
+    action: Any
+    game: Any
+    rtg: Any
+    fill: Any
+    start: Any
 
 #: Fields of the state vector that hold card masks (unsigned 32-bit when packed).
 MASK_FIELDS = np.zeros(G.N_FIELDS, dtype=np.bool_)
@@ -77,40 +127,25 @@ def unpack_view(p, out) -> None:
 
 
 @njit(cache=True, inline='always')
-def _deal(st, rng, nact, deal_seed, i, options) -> None:
-    ds = deal_seed[i]
+def _deal(g, i, options) -> None:
+    ds = g.deal_seed[i]
     h0, h1, h2, sk, _ = deal_masks(ds)
-    G.init_state(st[i], h0, h1, h2, sk, options)
+    G.init_state(g.st[i], h0, h1, h2, sk, options)
     for s in range(3):
-        rng[i, s] = seat_stream(ds, s)
-    nact[i] = 0
+        g.rng[i, s] = seat_stream(ds, s)
+        g.limits[i, s] = -1
+    g.nact[i] = 0
 
 
-@njit(cache=True)
-def _autoplay(st, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i) -> None:
-    """Play game ``i``'s compiled seats until a caller's seat is to move or the game ends
-    (the loop of ``kernels.simulate.play_deal``: the same draws from the same streams)."""
-    s = st[i]
-    k = nact[i]
-    while s[G.F_PHASE] != G.PH_DONE:
-        p = s[G.F_PLAYER]
-        c = ctrl[i, p]
-        if c < 0:
-            break
-        pid = pol_pid[c]
-        r = rng[i, p]
-        if pid == POLICY_RANDOM:
-            a, r = G.random_action(s, r)
-        else:  # a built-in policy: its view is the row masked in place (no 52-field copy)
-            saved = G.mask_in_place(s, p)
-            a, r = act(pid, s, p, pol_params[c], r)
-            G.unmask(s, saved)
-        rng[i, p] = r
-        hist[i, k] = a
-        hmeta[i, k] = p | (s[G.F_PHASE] << 2)
-        G.apply_action(s, a)
-        k += 1
-    nact[i] = k
+@njit(cache=True, _nrt=False)  # allocates nothing: no reference counting of the arrays per call
+def _autoplay(g, i) -> None:
+    """Play game ``i``'s compiled seats until a caller's seat is to move or the game ends:
+    the batch engine's loop (:func:`skatsim.kernels.simulate.autoplay`), the same draws from
+    the same streams, its actions and their seats and phases recorded."""
+    pids = g.pids[i]
+    params = g.params[i]
+    g.nact[i] = autoplay(no_custom, g.st[i], g.scratch[i], pids, params, g.rng[i], g.limits[i], g.cuts[i],
+                         rule_based_cards(pids, params), g.hist, g.hmeta, i, g.nact[i], True, True, False, False)
 
 
 @njit(cache=True, inline='always')
@@ -134,17 +169,23 @@ def _rewards(r, kind, rew, i) -> None:
 
 
 @njit(cache=True, inline='always')
-def _finish(st, rbuf, results, deal_index, deal_seed, nact, kind, rew, done, i,
-            rec, bseat, brtg, bfill, bstart) -> None:
-    r = rbuf[i]
-    G.result_fields(st[i], r)
-    _store(results, i, deal_index[i], deal_seed[i], r, nact[i])
-    _rewards(r, kind, rew, i)
-    done[i] = True
+def _finish(g, b, rec, kind, i) -> None:
+    G.result_fields(g.st[i], g.rbuf[i])
+    _settled(g, b, rec, kind, i)
+
+
+@njit(cache=True, inline='always')
+def _settled(g, b, rec, kind, i) -> None:
+    """Game ``i`` has ended with the result ``rbuf[i]``: its row, rewards, ``done`` and the
+    reward-to-go of its buffered decisions."""
+    r = g.rbuf[i]
+    store_result(g.results, i, g.deal_index[i], g.deal_seed[i], r, g.nact[i])
+    _rewards(r, kind, g.rew, i)
+    g.done[i] = True
     if rec:
-        for t in range(bstart[i], bfill[i]):
-            brtg[t, i] = np.float32(rew[i, bseat[t, i]])
-        bstart[i] = bfill[i]
+        for t in range(b.start[i], b.fill[i]):
+            b.rtg[t, i] = np.float32(g.rew[i, b.seat[t, i]])
+        b.start[i] = b.fill[i]
 
 
 @njit(cache=True, inline="always")
@@ -160,139 +201,165 @@ def _legal_into(v, m) -> None:
 
 
 @njit(cache=True, inline='always')
-def _emit(st, view, obs, mask, to_move, i) -> None:
+def _emit(g, i) -> None:
     """Observation tensor and legal mask of game ``i``'s mover, from its masked view."""
-    s = st[i]
+    s = g.st[i]
     p = s[G.F_PLAYER]
-    to_move[i] = p
-    m = mask[i]
+    g.to_move[i] = p
+    m = g.mask[i]
     m[:] = False
-    o = obs[i]
+    o = g.obs[i]
     if p < 0:
         o[:] = 0.0
         return
-    v = view[i]
+    v = g.scratch[i]
     G.mask_view(s, p, v)
     observe_into(v, p, o)
     _legal_into(v, m)
 
 
 # ----------------------------------------------------------------------------- kernels
+# A parallel kernel's loop body calls a per-game function (compiled apart, no reference
+# counting): numba drops writes to an array inside a named tuple made directly in a prange
+# body (numba 0.6x), so the named tuples are only written in called functions.
 # The kernels are loops over games of per-game functions; ``skatsim.vec`` runs small batches
 # on one numba thread (no thread-pool wake-ups), large ones on the threads asked for.
 
 
-@njit(cache=True, inline='always')
-def _apply_one(st, view, actions, deal_seed, deal_index, serial, kind, rng, hist, hmeta, nact, ctrl, pol_pid,
-               pol_params, done, rew, results, rbuf, rec, rec_seat, bview, bseat, bact, bgame, brtg, bfill, bstart,
-               i) -> None:
-    done[i] = False
+@njit(cache=True, _nrt=False)
+def _apply_one(g, b, rec, kind, actions, i) -> None:
+    g.done[i] = False
     for s in range(3):
-        rew[i, s] = 0.0
-    s_ = st[i]
+        g.rew[i, s] = 0.0
+    s_ = g.st[i]
     if s_[G.F_PHASE] == G.PH_DONE:
         return
     p = s_[G.F_PLAYER]
     a = actions[i]
-    if rec and rec_seat[p]:
-        f = bfill[i]
-        if f < bview.shape[0]:
-            G.mask_view(s_, p, view[i])
-            pack_view(view[i], bview[f, i])
-            bseat[f, i] = p
-            bact[f, i] = a
-            bgame[f, i] = serial[i]
-            bfill[i] = f + 1
-    k = nact[i]
-    hist[i, k] = a
-    hmeta[i, k] = p | (s_[G.F_PHASE] << 2)
-    nact[i] = k + 1
+    if rec and b.seats[p]:
+        f = b.fill[i]
+        if f < b.views.shape[0]:
+            G.mask_view(s_, p, g.scratch[i])
+            pack_view(g.scratch[i], b.views[f, i])
+            b.seat[f, i] = p
+            b.action[f, i] = a
+            b.game[f, i] = g.serial[i]
+            b.fill[i] = f + 1
+    k = g.nact[i]
+    g.hist[i, k] = a
+    g.hmeta[i, k] = p | (s_[G.F_PHASE] << 2)
+    g.nact[i] = k + 1
     G.apply_action(s_, a)
-    _autoplay(st, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
+    _autoplay(g, i)
     if s_[G.F_PHASE] == G.PH_DONE:
-        _finish(st, rbuf, results, deal_index, deal_seed, nact, kind, rew, done, i, rec, bseat, brtg, bfill, bstart)
+        _finish(g, b, rec, kind, i)
 
 
 @njit(cache=True, inline='always')
-def _renumber(done, deal_seed, deal_index, serial, counters, smul) -> None:
+def _renumber(g, counters, smul) -> None:
     """Number the next deals for the finished games in slot order (serial: thread-independent)."""
     nxt = counters[0]
     ser = counters[1]
-    for i in range(done.shape[0]):
-        if done[i]:
-            deal_index[i] = nxt
-            deal_seed[i] = deal_seed_of(smul, nxt)
-            serial[i] = ser
+    for i in range(g.done.shape[0]):
+        if g.done[i]:
+            g.deal_index[i] = nxt
+            g.deal_seed[i] = deal_seed_of(smul, nxt)
+            g.serial[i] = ser
             nxt += 1
             ser += 1
     counters[0] = nxt
     counters[1] = ser
 
 
-@njit(cache=True, inline='always')
-def _refresh_one(st, view, deal_seed, options, auto_reset, rng, hist, hmeta, nact, ctrl, pol_pid, pol_params,
-                 obs, mask, to_move, done, last_hist, last_nact, i) -> None:
-    if auto_reset and done[i]:
-        k = nact[i]
-        last_nact[i] = k
+@njit(cache=True, _nrt=False)
+def _refresh_one(g, options, auto_reset, i) -> None:
+    if auto_reset and g.done[i]:
+        k = g.nact[i]
+        g.last_nact[i] = k
         for j in range(k):
-            last_hist[i, j] = hist[i, j]
-        _deal(st, rng, nact, deal_seed, i, options)
-        _autoplay(st, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
-    _emit(st, view, obs, mask, to_move, i)
+            g.last_hist[i, j] = g.hist[i, j]
+        _deal(g, i, options)
+        _autoplay(g, i)
+    _emit(g, i)
 
 
 @njit(cache=True, parallel=True)
-def step_kernel(st, view, actions, ok, deal_seed, deal_index, serial, counters, smul, options, kind, auto_reset,
-                rng, hist, hmeta, nact, ctrl, pol_pid, pol_params,
-                obs, mask, to_move, done, rew, results, rbuf, last_hist, last_nact,
-                rec, rec_seat, bview, bseat, bact, bgame, brtg, bfill, bstart):
+def step_kernel(g, b, rec, actions, ok, counters, smul, options, kind, auto_reset):
     """One action per game for the seat to move (ignored in finished games), then the
     compiled seats, settlement, auto-reset (``auto_reset``) and the new observations.
 
     Every action is checked first: if any is illegal nothing changes and the index of the
-    first such game is returned (else -1). ``counters = [next deal index, next serial]``.
+    first such game is returned (else -1). ``counters = [next deal index, next serial]``;
+    ``g``: :class:`Games`, ``b``: :class:`Buffer` (recorded when ``rec``).
     """
-    n = st.shape[0]
+    n = g.st.shape[0]
     for i in prange(n):
-        ok[i] = st[i, G.F_PHASE] == G.PH_DONE or G.is_legal(st[i], actions[i])
+        ok[i] = g.st[i, G.F_PHASE] == G.PH_DONE or G.is_legal(g.st[i], actions[i])
     for i in range(n):
         if not ok[i]:
             return i
     for i in prange(n):
-        _apply_one(st, view, actions, deal_seed, deal_index, serial, kind, rng, hist, hmeta, nact, ctrl, pol_pid,
-                   pol_params, done, rew, results, rbuf, rec, rec_seat, bview, bseat, bact, bgame, brtg, bfill,
-                   bstart, i)
+        _apply_one(g, b, rec, kind, actions, i)
     if auto_reset:
-        _renumber(done, deal_seed, deal_index, serial, counters, smul)
+        _renumber(g, counters, smul)
     for i in prange(n):
-        _refresh_one(st, view, deal_seed, options, auto_reset, rng, hist, hmeta, nact, ctrl, pol_pid, pol_params,
-                     obs, mask, to_move, done, last_hist, last_nact, i)
+        _refresh_one(g, options, auto_reset, i)
     return -1
 
 
-
 @njit(cache=True, parallel=True)
-def reset_kernel(games, st, view, deal_seed, deal_index, serial, options, kind,
-                 rng, hist, hmeta, nact, ctrl, pol_pid, pol_params,
-                 obs, mask, to_move, done, rew, results, rbuf, rec, bseat, brtg, bfill, bstart) -> None:
+def reset_kernel(g, b, rec, games, options, kind) -> None:
     """Deal games ``games`` afresh (their ``deal_seed`` / ``deal_index`` / ``serial`` set by the
     caller), play their compiled seats, and settle those that end before a caller's seat moves
     (all seats compiled). An in-flight game's buffered rows are dropped."""
     for j in prange(games.shape[0]):
-        i = games[j]
-        done[i] = False
-        for s in range(3):
-            rew[i, s] = 0.0
-        if rec:
-            bfill[i] = bstart[i]
-        _deal(st, rng, nact, deal_seed, i, options)
-        _autoplay(st, rng, ctrl, pol_pid, pol_params, hist, hmeta, nact, i)
-        if st[i, G.F_PHASE] == G.PH_DONE:
-            _finish(st, rbuf, results, deal_index, deal_seed, nact, kind, rew, done, i,
-                    rec, bseat, brtg, bfill, bstart)
-        _emit(st, view, obs, mask, to_move, i)
+        _reset_one(g, b, rec, options, kind, games[j])
 
+
+@njit(cache=True, _nrt=False)
+def _reset_one(g, b, rec, options, kind, i) -> None:
+    g.done[i] = False
+    for s in range(3):
+        g.rew[i, s] = 0.0
+    if rec:
+        b.fill[i] = b.start[i]
+    _deal(g, i, options)
+    _autoplay(g, i)
+    if g.st[i, G.F_PHASE] == G.PH_DONE:
+        _finish(g, b, rec, kind, i)
+    _emit(g, i)
+
+
+@njit(cache=True)
+def forfeit_kernel(g, b, rec, kind, i, offender) -> None:
+    """Game ``i`` ends because seat ``offender`` broke the rules: settled by the forfeit rule
+    (:func:`skatsim.kernels.game.settle_forfeit`) like a finished game (row, rewards,
+    ``done``, reward-to-go); the caller empties the slot."""
+    G.settle_forfeit(g.st[i], offender, g.rbuf[i])
+    _settled(g, b, rec, kind, i)
+
+
+@njit(cache=True, parallel=True)
+def policy_actions(g, pid, params, cuts, phases, out) -> None:
+    """Built-in policy ``pid``'s action (``params``: its row for each of the three seats,
+    ``cuts`` their cutoffs) for every game's mover in one of ``phases`` (a bool per phase
+    code), -1 elsewhere: decided as when the policy plays that seat (:func:`seat_action`,
+    the seat's stream advanced), with bid limits of its own (not the games' ``limits``)."""
+    for i in prange(g.st.shape[0]):
+        out[i] = _policy_one(g, pid, params, cuts, phases, i)
+
+
+@njit(cache=True)
+def _policy_one(g, pid, params, cuts, phases, i) -> int:
+    s = g.st[i]
+    ph = s[G.F_PHASE]
+    p = s[G.F_PLAYER]
+    if ph == G.PH_DONE or p < 0 or not phases[ph]:
+        return -1
+    limits = np.full(3, -1, dtype=np.int64)
+    a, r = seat_action(no_custom, s, g.scratch[i], p, pid, params, g.rng[i, p], limits, cuts)
+    g.rng[i, p] = r
+    return a
 
 
 @njit(cache=True, parallel=True)
@@ -345,11 +412,11 @@ def sample_masks(mask, rng, out) -> None:
 
 
 @njit(cache=True, parallel=True)
-def take_rows(bview, bseat, bact, bgame, brtg, bfill, bstart, offsets,
-              obs, mask, action, seat, rtg, game, last) -> None:
+def take_rows(b, offsets, obs, mask, action, seat, rtg, game, last) -> None:
     """Decode every finished row (column ``i``'s rows ``0 .. bstart[i] - 1``) into the flat
     outputs at ``offsets[i]`` (column order, time order within a column), then move the
-    rows of games still running to the front of their column."""
+    rows of games still running to the front of their column (``b``: :class:`Buffer`)."""
+    bview, bseat, bact, bgame, brtg, bfill, bstart = b.views, b.seat, b.action, b.game, b.rtg, b.fill, b.start
     n = bfill.shape[0]
     for i in prange(n):
         v = np.empty(G.N_FIELDS, dtype=np.int64)

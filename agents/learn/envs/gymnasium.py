@@ -3,7 +3,8 @@
 The learner plays ``seat`` (0 forehand, 1 middlehand, 2 rearhand); the other two seats
 are agents of the registry, given as specs (``opponents=["rule_based",
 "pimc:worlds=8"]``): compiled ones (``random``, ``rule_based``) play inside the compiled
-step, others through the agent protocol exactly as at :class:`agents.arena.play.Table`. An
+step, others through the agent protocol, seated as at :class:`agents.arena.play.Table`
+(:class:`agents.arena.seat.SlotSeats`). An
 episode is one deal: ``reset(seed=s)`` deals deal 0 of the run seed ``s`` (a ``reset()``
 without seed the next deal of the stream), and the observation is the learner's float32
 tensor (574 values in [0, 1]). The reward (on the last step) is the learner's return of
@@ -19,9 +20,10 @@ all zero once the game is over) after every ``reset`` and ``step``; the method
 models). Registered as ``gymnasium.make("skatsim/Skat-v0", ...)`` (see
 :mod:`agents.learn.envs`).
 
-An illegal action (``Discrete(130)`` allows any id) is handled as at a tournament table
-(``illegal="forfeit"``, the default): a pass in the bidding and Kontra/Re, otherwise the
-game ends and is settled against the learner (:func:`agents.arena.play.forfeit_result`), with
+An illegal action (``Discrete(130)`` allows any id) is handled by the failure rule of a
+tournament table (``illegal="forfeit"``, the default; :func:`agents.arena.seat.failure_action`):
+a pass in the bidding and Kontra/Re, otherwise the game ends and is settled against the
+learner by the core's forfeit rule (:meth:`skatsim.vec.VecEnv.forfeit`), with
 ``info["illegal_action"]`` set; ``illegal="raise"`` raises
 :class:`skatsim.vec.IllegalActionError` instead.
 
@@ -48,12 +50,11 @@ from skatsim.actions import NUM_ACTIONS, PASS
 from skatsim.kernels import game as K
 from skatsim.kernels.observe import OBS_SIZE
 from skatsim.options import ISKO, SkatRules
-from skatsim.state import RETURN_KINDS, returns_from
+from skatsim.state import RETURN_KINDS
 from skatsim.vec import VecEnv
 
 from ...arena.base import AgentSpec
-from ...arena.play import decide, forfeit_result
-from ...arena.vecplay import _Game, _Kind, _mirror
+from ...arena.seat import FORFEIT, AgentError, SlotSeats, failure_action
 from . import game_result
 
 __all__ = ["SkatGymEnv"]
@@ -96,11 +97,13 @@ class SkatGymEnv(gym.Env):
         self.illegal = illegal
         self.time_limit = time_limit
         others = [s for s in range(3) if s != self.seat]
-        self._kinds: list[_Kind | None] = [None, None, None]
+        self._specs: list[AgentSpec | None] = [None, None, None]
         for s, spec in zip(others, opponents):
-            self._kinds[s] = _Kind(AgentSpec.coerce(spec))
-        self.opponents = tuple(self._kinds[s].spec for s in others)  # type: ignore[union-attr]
-        policies = [None if k is None else k.engine for k in self._kinds]
+            self._specs[s] = AgentSpec.coerce(spec)
+        self.opponents = tuple(self._specs[s] for s in others)
+        policies = [None if sp is None else sp.engine_policy() for sp in self._specs]
+        # the opponents that decide through the agent protocol
+        self._python = [sp is not None and p is None for sp, p in zip(self._specs, policies)]
         self._env = VecEnv(1, rules=rules, reward=reward, auto_reset=False, policies=policies)
         if observation not in ("array", "dict"):
             raise ValueError(f"observation must be 'array' or 'dict', got {observation!r}")
@@ -110,7 +113,7 @@ class SkatGymEnv(gym.Env):
             self.observation_space = spaces.Dict({"observation": self.observation_space,
                                                   "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)})
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self._game: _Game | None = None
+        self._seats: SlotSeats | None = None
         self._over = True
 
     @property
@@ -144,11 +147,11 @@ class SkatGymEnv(gym.Env):
             env.reset(seed=seed)
         else:
             env.reset()
-        kinds = [k if k is not None else _Kind(AgentSpec("random")) for k in self._kinds]
-        self._game = _Game(0, int(env.deal_seed[0]), int(env.deal_index[0]), kinds)
-        for s, k in enumerate(self._kinds):
-            if k is not None and k.engine is None:
-                self._game.agent(s, env, 0)
+        self._seats = SlotSeats(env, 0, self._python)
+        for s, sp in enumerate(self._specs):
+            if self._python[s]:
+                assert sp is not None
+                self._seats.sit(s, sp.make())
         self._over = False
         reward = self._advance()
         obs, _, _, _, info = self._result(reward, {})
@@ -156,7 +159,7 @@ class SkatGymEnv(gym.Env):
 
     def _advance(self) -> float:
         """Play the opponents until the learner is to move or the game ends; the learner's reward."""
-        env, g = self._env, self._game
+        env, seats = self._env, self._seats
         while not self._over:
             if env.done[0]:
                 self._over = True
@@ -164,13 +167,8 @@ class SkatGymEnv(gym.Env):
             p = int(env.to_move[0])
             if p == self.seat:
                 return 0.0
-            assert g is not None  # a game is open between reset and its end
-            g.flush(env, 0)
-            agent = g.agent(p, env, 0)
-            phase = K.PHASE_NAMES[int(env.state[0, K.F_PHASE])]
-            a, _ = decide(agent, env.observation(0, p), p, phase, np.flatnonzero(env.legal_mask[0]).tolist(),
-                          self.time_limit)
-            env.step(np.array([a], dtype=np.int64))
+            assert seats is not None  # a game is open between reset and its end
+            env.step(np.array([seats.act(p, self.time_limit)], dtype=np.int64))
         return 0.0
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
@@ -184,17 +182,13 @@ class SkatGymEnv(gym.Env):
                 env.step(np.array([a], dtype=np.int64))  # raises IllegalActionError
             info["illegal_action"] = True
             phase = K.PHASE_NAMES[int(env.state[0, K.F_PHASE])]
-            if phase in ("bidding", "kontra") and env.legal_mask[0, PASS]:
-                a = PASS
-            else:  # settled against the learner, as at a tournament table
-                res = forfeit_result(_mirror(env, 0, int(env.deal_seed[0])), self.seat).to_row()
-                d = -1 if res["declarer"] is None else int(res["declarer"])
-                ret = returns_from(d, [res[f"score_{s}"] for s in range(3)], [res[f"sf_{s}"] for s in range(3)],
-                                   self.reward_kind)
-                env.drop([0])
+            error = AgentError(f"the learner (seat {self.seat}) took the illegal action {action!r} in phase {phase}",
+                               agent="learner", seat=self.seat, phase=phase, action=action)
+            a = failure_action(error, bool(env.legal_mask[0, PASS]))
+            if a == FORFEIT:  # settled against the learner, as at a tournament table
+                env.forfeit(0, self.seat)
                 self._over = True
-                info["result"] = game_result(res)
-                return self._result(float(ret[self.seat]), info)
+                return self._result(float(env.rewards[0, self.seat]), info)
         env.step(np.array([a], dtype=np.int64))
         return self._result(self._advance(), info)
 
