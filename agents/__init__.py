@@ -63,7 +63,7 @@ def _rule_based_docs() -> dict[str, str]:
 
 
 register("random", RandomAgent, {}, defaults={}, engine="random",
-         doc="uniformly random legal actions in every phase (the batch engine's random policy)")
+         doc="uniformly random legal actions in every phase (the compiled random policy)")
 def _rule_based_checks() -> dict[str, Any]:
     from .players.rule_based import PARAM_CHECKS
 
@@ -72,7 +72,7 @@ def _rule_based_checks() -> dict[str, Any]:
 
 register("rule_based", "agents.players.rule_based:RuleBasedAgent", _rule_based_docs, defaults=_rule_based_defaults,
          engine="rule_based", checks=_rule_based_checks,
-         doc="heuristic player: bids, skat, declaration and card play (the batch engine's rule_based policy)")
+         doc="heuristic player: bids, skat, declaration and card play (the compiled rule_based policy)")
 
 
 def _pimc_defaults() -> dict[str, Any]:

@@ -32,8 +32,8 @@ class Config:
     seed: int = 1
     #: processes for agents that run through the Python protocol
     workers: int = 2
-    #: "auto" (batch engine when every agent has one), "batch" or "python"
-    engine: str = "auto"
+    #: "threads" or "processes"; "" follows the agents (threads when every agent is compiled)
+    parallel: str = ""
     #: rule options: {"ramsch": bool, "kontra": bool}
     rules: dict = field(default_factory=dict)
 
@@ -46,7 +46,7 @@ def run(cfg: Config, root: str | None = None) -> Path:
     write_config(run_dir, cfg)
     t0 = time.perf_counter()
     res = run_tournament(cfg.agents, cfg.n_deals, seed=cfg.seed, rules=SkatRules(**cfg.rules),
-                         workers=cfg.workers, engine=cfg.engine, progress=True)
+                         workers=cfg.workers, parallel=cfg.parallel or None, progress=True)
     dt = time.perf_counter() - t0
     res.games.to_parquet(run_dir / "results.parquet")
     res.summary().to_parquet(run_dir / "summary.parquet")

@@ -159,14 +159,14 @@ def _cmd_demo_tournament(args: argparse.Namespace) -> int:
     args.pimc_deals = 200 if args.pimc_deals is None else args.pimc_deals
     args.worlds = 4 if args.worlds is None else args.worlds
     t_all = time.perf_counter()
-    print(f"1) rule_based vs random: {deals} duplicate deals (x 6 seatings), batch engine, {workers} thread(s)")
+    print(f"1) rule_based vs random: {deals} duplicate deals (x 6 seatings), compiled agents, {workers} thread(s)")
     t0 = time.perf_counter()
     r = run_tournament(["rule_based", "random"], deals, args.seed, rules=rules_of(args), workers=workers,
                        progress=not args.no_progress)
     print(r)
     print(f"({len(r.games):,} games in {time.perf_counter() - t0:.1f} s)\n")
     pimc = f"pimc:worlds={args.worlds}"
-    print(f"2) {pimc} vs rule_based: {args.pimc_deals} duplicate deals (x 6 seatings), Python engine, "
+    print(f"2) {pimc} vs rule_based: {args.pimc_deals} duplicate deals (x 6 seatings), a Python agent, "
           f"{workers} process(es)")
     t0 = time.perf_counter()
     r = run_tournament([pimc, "rule_based"], args.pimc_deals, args.seed, rules=rules_of(args), workers=workers,

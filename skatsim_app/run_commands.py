@@ -83,14 +83,33 @@ def _write_table(df: Any, folder: str, name: str, fmt: str | None) -> str | None
 # ----------------------------------------------------------------------------- tournament
 
 
+def _parallel(args: argparse.Namespace) -> str | None:
+    """``--parallel``, or what the retired ``--engine`` meant (with a note on stderr)."""
+    engine = getattr(args, "engine", None)
+    if engine is None:
+        return args.parallel
+    meant = {"auto": None, "batch": "threads", "python": "processes"}[engine]
+    print(f"skatsim: --engine is retired (one engine plays every game): use --parallel "
+          f"{meant or 'threads|processes'} (or leave it out: it follows the agents)", file=sys.stderr)
+    return args.parallel or meant
+
+
+def _add_parallel(sp: Any) -> None:
+    sp.add_argument("--parallel", choices=("threads", "processes"), default=None,
+                    help="run the chunks on numba threads of one process or in worker processes (default: threads "
+                         "when every agent is compiled, processes otherwise; no game depends on it)")
+    sp.add_argument("--engine", choices=("auto", "batch", "python"), default=None, help=argparse.SUPPRESS)
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from agents.arena.tournament import resume_tournament, run_tournament
 
     _common_run_checks(args)
     workers = args.workers or default_workers()
+    parallel = _parallel(args)
     if args.resume:
         refuse_unused(args, {"deals": "is the resumed run's (from its manifest)", "seed": "is the resumed run's",
-                             "engine": "is the resumed run's", "time_limit": "is the resumed run's",
+                             "time_limit": "is the resumed run's",
                              "chunk_size": "is the resumed run's", "out": "is not used with --resume DIR",
                              "ramsch": "is the resumed run's", "kontra": "is the resumed run's"})
         if args.agents:
@@ -98,7 +117,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         args.resume_hint = f"skatsim tournament --resume {args.resume}"
         _note_damaged("tournament", args.resume)
         r = resume_tournament(args.resume, workers=workers, progress=not args.no_progress, backend=args.backend,
-                              address=args.address)
+                              address=args.address, parallel=parallel)
         print(r)
         print(f"({len(r.games):,} games; {r.games.attrs.get('elapsed_s', 0):.1f} s of play in all runs; "
               f"results in {args.resume})")
@@ -117,7 +136,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         args.resume_hint = f"skatsim tournament --resume {args.out}"
     r = run_tournament(args.agents, args.deals or 1000, DEFAULT_SEED if args.seed is None else args.seed,
                        rules=rules_of(args), workers=workers, progress=not args.no_progress,
-                       engine=args.engine or "auto", out=args.out, backend=args.backend, address=args.address,
+                       parallel=parallel, out=args.out, backend=args.backend, address=args.address,
                        time_limit=args.time_limit, chunk_size=args.chunk_size)
     print(r)
     el = r.games.attrs.get("elapsed_s")
@@ -142,8 +161,7 @@ def add_tournament(sub: Any) -> None:
     sp.add_argument("--deals", type=deals_arg(), default=None, help="boards (deals), default 1000")
     add_seed(sp, "master seed")
     add_workers(sp)
-    sp.add_argument("--engine", choices=("auto", "batch", "python"), default=None,
-                    help="auto: the batch engine when every agent has a batch policy (default auto)")
+    _add_parallel(sp)
     add_rules(sp)
     add_progress(sp)
     add_out(sp, "run directory: a Parquet shard per finished chunk plus a manifest; an interrupted run resumes "
@@ -156,7 +174,7 @@ def add_tournament(sub: Any) -> None:
                     help="per-decision limit on the agent's own CPU time; an agent over it (or raising, or "
                          "playing an illegal action) loses the game by rule and the error is counted")
     sp.add_argument("--chunk-size", type=deals_arg(what="a board count"), default=None,
-                    help="boards per unit of work / shard (default: 25 Python, 20,000 batch)")
+                    help="boards per unit of work / shard (default: 20,000 on threads, at most 25 in processes)")
     sp.set_defaults(func=_cmd_tournament, parser=sp)
 
 
@@ -183,7 +201,6 @@ def _cmd_league(args: argparse.Namespace) -> int:
         from skatsim.options import SkatRules
 
         out, deals, seed, rules = args.resume, cfg["n_deals"], cfg["seed"], SkatRules.from_dict(cfg["rules"])
-        engine = cfg.get("engine", "auto")
     else:
         if len(args.agents) < 3:
             raise UsageError(f"a league seats 3 or more agents, got {len(args.agents)} (for 2: skatsim tournament)")
@@ -193,12 +210,12 @@ def _cmd_league(args: argparse.Namespace) -> int:
             if not os.path.isfile(os.path.join(args.out, MANIFEST)):
                 check_new_out(args.out, "the league")
         agents, out, deals = args.agents, args.out, args.deals or 1000
-        seed, rules, engine = DEFAULT_SEED if args.seed is None else args.seed, rules_of(args), "auto"
+        seed, rules = DEFAULT_SEED if args.seed is None else args.seed, rules_of(args)
     if out:
         args.resume_hint = f"skatsim league --resume {out}"
         _note_damaged("league", out)
     r = run_league(agents, deals, seed, rules=rules, workers=args.workers or default_workers(),
-                   progress=not args.no_progress, out=out, engine=engine, backend=args.backend,
+                   progress=not args.no_progress, out=out, parallel=_parallel(args), backend=args.backend,
                    address=args.address)
     print(r)
     if out:
@@ -221,6 +238,7 @@ def add_league(sub: Any) -> None:
                     help="boards per pair (the same boards for every pair), default 1000")
     add_seed(sp, "master seed")
     add_workers(sp)
+    _add_parallel(sp)
     add_rules(sp)
     add_progress(sp)
     add_out(sp, "league folder: a run directory per pair and the league's manifest (resumable)")
@@ -239,7 +257,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     specs = args.policy or agent_list("random")
     policy: Any = [s.engine_policy() for s in specs]
     if any(p is None for p in policy):
-        raise UsageError("the batch engine plays built-in policies only (random, rule_based with parameters); "
+        raise UsageError("simulate plays compiled policies only (random, rule_based with parameters); "
                          "use skatsim tournament for Python agents")
     policy = policy[0] if len(set(map(str, policy))) == 1 else policy
     seed = DEFAULT_SEED if args.seed is None else args.seed

@@ -36,8 +36,8 @@ def _cmd_agents(args: argparse.Namespace) -> int:
         print(json.dumps(reg, indent=2, default=str))
         return 0
     for name, info in reg.items():
-        engine = f"  [batch engine: {info['engine']}]" if info["engine"] else "  [Python only]"
-        print(f"{name}: {info['doc']}{engine}")
+        compiled = f"  [compiled: {info['engine']}]" if info["engine"] else "  [Python only]"
+        print(f"{name}: {info['doc']}{compiled}")
         if not info["params"]:
             print("    (no parameters)")
         for k, v in info["params"].items():

@@ -213,10 +213,13 @@ def test_tournament_out_resume_and_show(tmp_path, capsys: pytest.CaptureFixture[
 
 
 def test_tournament_time_limit_and_errors_column(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
-    assert main(["tournament", "random", "rule_based", "--deals", "2", "--engine", "python", "--time-limit", "5",
+    assert main(["tournament", "random", "rule_based", "--deals", "2", "--parallel", "processes", "--time-limit", "5",
                  "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "errors" in out.splitlines()[1] and "python engine" in out
+    assert "errors" in out.splitlines()[1] and "engine" not in out
+    assert main(["tournament", "random", "rule_based", "--deals", "2", "--engine", "python", "--no-progress"]) == 0
+    err = capsys.readouterr().err  # the retired option still runs, naming its replacement
+    assert "--engine is retired" in err and "--parallel processes" in err
 
 
 def test_simulate_to_parquet_and_to_a_run_dir(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
@@ -236,7 +239,7 @@ def test_simulate_to_parquet_and_to_a_run_dir(tmp_path, capsys: pytest.CaptureFi
     assert "simulation run, complete" in capsys.readouterr().out
     assert main(["show", str(d / "deals.parquet")]) == 0 and "mean_sf" in capsys.readouterr().out
     err = _err(["simulate", "--policy", "pimc"], capsys)
-    assert "batch engine plays built-in policies only" in err
+    assert "simulate plays compiled policies only" in err
 
 
 def test_bench_lists_the_benchmarks(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,10 +28,10 @@ def local_ray():
 def test_same_table_with_one_worker_two_workers_and_ray(local_ray, tmp_path: Path) -> None:  # noqa: ANN001
     agents = ["random", "rule_based:max_bid=18"]
     assert not ray.is_initialized()  # local runs first (no fork of a process running Ray)
-    one = run_tournament(agents, 12, seed=5, engine="python", workers=1, chunk_size=3, progress=False)
-    two = run_tournament(agents, 12, seed=5, engine="python", workers=2, chunk_size=3, progress=False)
+    one = run_tournament(agents, 12, seed=5, parallel="processes", workers=1, chunk_size=3, progress=False)
+    two = run_tournament(agents, 12, seed=5, parallel="processes", workers=2, chunk_size=3, progress=False)
     out = tmp_path / "ray_run"
-    on_ray = run_tournament(agents, 12, seed=5, engine="python", workers=2, chunk_size=3, progress=False,
+    on_ray = run_tournament(agents, 12, seed=5, parallel="processes", workers=2, chunk_size=3, progress=False,
                             backend="ray", out=out)
     ref = one.games.drop(columns=TIMES)
     pd.testing.assert_frame_equal(two.games.drop(columns=TIMES), ref)
@@ -51,7 +51,7 @@ def test_a_ray_run_resumes_locally_and_simulation_on_ray(local_ray, tmp_path: Pa
     from skatsim.simulate import simulate
 
     out = tmp_path / "t"
-    full = run_tournament(["random", "rule_based"], 8, seed=3, engine="python", chunk_size=2, progress=False,
+    full = run_tournament(["random", "rule_based"], 8, seed=3, parallel="processes", chunk_size=2, progress=False,
                           backend="ray", out=out)
     run = RunDir.open(out)
     run.shard_path(4, 6).unlink()

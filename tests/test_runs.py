@@ -29,7 +29,7 @@ def _games(r) -> pd.DataFrame:  # noqa: ANN001
 def _start(out: Path, n: int, chunk: int) -> subprocess.Popen:
     code = textwrap.dedent(f"""
         from agents.arena.tournament import run_tournament
-        run_tournament({AGENTS!r}, {n}, seed=11, out={str(out)!r}, engine="python", chunk_size={chunk},
+        run_tournament({AGENTS!r}, {n}, seed=11, out={str(out)!r}, parallel="processes", chunk_size={chunk},
                        progress=False)
     """)
     return subprocess.Popen([sys.executable, "-c", code], cwd=str(Path(__file__).parent.parent),
@@ -74,7 +74,7 @@ def test_a_killed_run_resumes_to_the_uninterrupted_table(tmp_path: Path, sig: in
     assert sorted(g["deal_id"].unique()) == list(range(n))
     assert (g.groupby("deal_id").size() == 6).all()  # none lost, none repeated
     assert not g.duplicated(["deal_id", "arrangement"]).any()
-    ref = run_tournament(AGENTS, n, seed=11, engine="python", progress=False)
+    ref = run_tournament(AGENTS, n, seed=11, parallel="processes", progress=False)
     pd.testing.assert_frame_equal(_games(resumed), _games(ref))
     pd.testing.assert_frame_equal(load_tournament(out).games.drop(columns=TIMES), _games(ref))
     pd.testing.assert_frame_equal(resumed.summary().drop(columns="time_per_game"),

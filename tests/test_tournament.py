@@ -12,7 +12,8 @@ import pytest
 from agents import AgentSpec, register
 from agents.arena.play import AgentError, IllegalActionError, Table, TimeLimitError, forfeit_result, play
 from agents.arena.tournament import (GAME_COLUMNS, Z95, TournamentConfig, TournamentResult, agent_summary,
-                               arrangements, auction_text, head_to_head, play_chunk, run_tournament)
+                                     arrangements, auction_text, head_to_head, make_config, plan, play_chunk,
+                                     run_tournament)
 from skatsim import SkatRules, SkatState
 from skatsim.actions import PASS, action_to_string
 from skatsim.bits import derive_seed
@@ -43,7 +44,7 @@ def test_rows_schema_and_duplicate_deals() -> None:
     assert (g["deal_seed"] == [derive_seed(3, i) for i in g["deal_id"]]).all()
     assert g[TIME].isna().all().all() and (g["error"] == "").all()
     assert g.attrs["seed"] == 3 and g.attrs["rules_version"] == SkatRules().version
-    assert g.attrs["engine"] == "batch" and "numba" in g.attrs["versions"]
+    assert "engine" not in g.attrs and "numba" in g.attrs["versions"]
     assert g.attrs["agents"] == [{"name": "random", "params": {}}] * 2
     # every arrangement of a board is the same deal: same cards, same seat streams -> same game
     # for identical agents
@@ -53,10 +54,13 @@ def test_rows_schema_and_duplicate_deals() -> None:
     assert g["n_actions"][0] == len(s0.history())
 
 
-def test_batch_and_python_engines_give_the_same_table() -> None:
+def test_threads_and_processes_give_the_same_table() -> None:
     agents = ["rule_based", "random"]
-    a = run_tournament(agents, 4, seed=9, progress=False, engine="batch").games
-    b = run_tournament(agents, 4, seed=9, progress=False, engine="python").games
+    a = run_tournament(agents, 4, seed=9, progress=False, parallel="threads").games
+    b = run_tournament(agents, 4, seed=9, progress=False, parallel="processes").games
+    with pytest.warns(DeprecationWarning, match="engine='python' is retired.*parallel='processes'"):
+        old = run_tournament(agents, 4, seed=9, progress=False, engine="python").games  # the retired option
+    pd.testing.assert_frame_equal(old.drop(columns=TIME), b.drop(columns=TIME))
     assert b[TIME].isna().all().all()  # compiled agents play inside the compiled step: no per-decision time
     pd.testing.assert_frame_equal(a.drop(columns=TIME), b.drop(columns=TIME))
     from agents import RandomAgent
@@ -69,22 +73,23 @@ def test_batch_and_python_engines_give_the_same_table() -> None:
 
 
 def test_same_table_for_one_and_two_workers() -> None:
-    kw = dict(seed=4, progress=False, engine="python", chunk_size=2, rules=SkatRules(ramsch=True, kontra=True))
+    kw = dict(seed=4, progress=False, parallel="processes", chunk_size=2, rules=SkatRules(ramsch=True, kontra=True))
     a = run_tournament(["random", "rule_based", "rule_based:max_bid=18"], 3, workers=1, **kw).games
     b = run_tournament(["random", "rule_based", "rule_based:max_bid=18"], 3, workers=2, **kw).games
     assert len(a) == 18 and sorted(set(a["arrangement"])) == ["ABC", "ACB", "BAC", "BCA", "CAB", "CBA"]
     pd.testing.assert_frame_equal(a.drop(columns=TIME), b.drop(columns=TIME))
-    c = run_tournament(["random", "rule_based", "rule_based:max_bid=18"], 3, engine="batch", workers=2,
-                       **{k: v for k, v in kw.items() if k != "engine"}).games
+    c = run_tournament(["random", "rule_based", "rule_based:max_bid=18"], 3, parallel="threads", workers=2,
+                       **{k: v for k, v in kw.items() if k != "parallel"}).games
     pd.testing.assert_frame_equal(a.drop(columns=TIME), c.drop(columns=TIME))
 
 
 def test_chunks_are_independent_units_of_work() -> None:
-    cfg = TournamentConfig((AgentSpec("random"), AgentSpec("rule_based")), 6, 2, SkatRules(), "python")
+    cfg = TournamentConfig((AgentSpec("random"), AgentSpec("rule_based")), 6, 2, SkatRules())
     whole = play_chunk(cfg, 0, 6)
     parts = pd.concat([play_chunk(cfg, 0, 2), play_chunk(cfg, 2, 6)], ignore_index=True)
     pd.testing.assert_frame_equal(whole.drop(columns=TIME), parts.drop(columns=TIME))
     assert TournamentConfig.from_dict(cfg.to_dict()) == cfg
+    assert TournamentConfig.from_dict({**cfg.to_dict(), "engine": "python"}) == cfg  # an old manifest's engine
 
 
 def test_auction_text_matches_the_state_over_random_games() -> None:
@@ -99,7 +104,7 @@ def test_an_agent_against_itself_has_a_head_to_head_interval_containing_zero() -
     h = r.head_to_head().iloc[0]
     assert h["a"] == "random" and h["b"] == "random#2" and h["boards"] == 30
     assert h["sf_diff_per_game"] == 0.0 and h["sf_diff_per_game_ci"] == 0.0
-    r3 = run_tournament(["random", "random", "random"], 20, seed=2, progress=False, engine="python")
+    r3 = run_tournament(["random", "random", "random"], 20, seed=2, progress=False, parallel="processes")
     h3 = r3.head_to_head()
     assert list(zip(h3["a"], h3["b"])) == [("random", "random#2"), ("random", "random#3"), ("random#2", "random#3")]
     lo = h3["sf_diff_per_game"] - h3["sf_diff_per_game_ci"]
@@ -198,11 +203,13 @@ def test_result_round_trip_and_validation() -> None:
     for bad, msg in [((["random"], 3), "2 or 3 agents"), ((["random", "random"], 0), "n_deals")]:
         with pytest.raises(ValueError, match=msg):
             run_tournament(*bad, progress=False)
-    with pytest.raises(ValueError, match="engine must be"):
+    with pytest.raises(ValueError, match="parallel must be one of"):
+        run_tournament(["random", "random"], 2, parallel="gpu", progress=False)
+    with pytest.raises(ValueError, match="engine is retired.*parallel"):
         run_tournament(["random", "random"], 2, engine="gpu", progress=False)
 
 
-def test_a_python_only_agent_runs_on_the_python_engine() -> None:
+def test_a_python_only_agent_runs_in_processes() -> None:
     from agents import register
     from agents.arena.base import _REGISTRY
 
@@ -215,12 +222,12 @@ def test_a_python_only_agent_runs_on_the_python_engine() -> None:
     register("test_first", First, defaults={})
     try:
         r = run_tournament(["test_first", "random"], 2, seed=1, progress=False)
-        assert r.games.attrs["engine"] == "python"
+        assert plan(r.config) == ("processes", 1) and plan(make_config(["random"] * 2, 9)) == ("threads", 9)
         mine = np.stack([r.games[f"agent_{s}"].to_numpy() == "test_first" for s in range(3)], axis=1)
         assert (r.games[TIME].to_numpy()[mine] >= 0).all()  # the Python agent's decision times
         assert np.isnan(r.games[TIME].to_numpy()[~mine]).all()  # the compiled random policy has none
-        with pytest.raises(ValueError, match="batch-engine policy"):
-            run_tournament(["test_first", "random"], 2, engine="batch", progress=False)
+        threads = run_tournament(["test_first", "random"], 2, seed=1, progress=False, parallel="threads")
+        pd.testing.assert_frame_equal(threads.games.drop(columns=TIME), r.games.drop(columns=TIME))
     finally:
         del _REGISTRY["test_first"]
 
@@ -399,7 +406,7 @@ def test_the_forfeit_rule_of_the_core_equals_its_plain_reference_and_the_env_s()
                                          ("declare", "illegal")])
 def test_a_misbehaving_agent_loses_by_rule_and_the_run_goes_on(phase: str, mode: str, faulty_agent: str) -> None:
     spec = f"faulty:phase={phase},mode={mode}"
-    r = run_tournament([spec, "rule_based"], 6, seed=4, engine="python", progress=False)
+    r = run_tournament([spec, "rule_based"], 6, seed=4, progress=False)
     spec = r.labels[0]  # parameters in sorted order
     g = r.games
     assert len(g) == 36  # every game was recorded

@@ -20,13 +20,13 @@ Randomness is common: the agent in seat ``s`` of deal ``i`` draws from
 decides, not by luck.
 
 One engine: every game is played by :func:`agents.arena.vecplay.play_boards` on a
-:class:`skatsim.vec.VecEnv` — agents with a batch-engine policy (``random``, ``rule_based``
+:class:`skatsim.vec.VecEnv` — agents with a compiled policy (``random``, ``rule_based``
 with any parameters) inside the compiled step, batch agents (``act_batch``) once per step
 for all games, Python agents one observation at a time with the table's checks. When every
-agent is compiled (``engine="batch"``) a chunk runs in this process on ``workers`` numba
-threads; otherwise (``engine="python"``) the chunks go to ``workers`` processes (or Ray).
-The table does not depend on ``workers`` (except the measured ``time_*`` columns: a Python
-agent's CPU seconds per seat, NaN for compiled agents).
+agent is compiled a chunk runs in this process on ``workers`` numba threads
+(``parallel="threads"``); otherwise the chunks go to ``workers`` processes (or Ray,
+``parallel="processes"``): :func:`plan`. The table depends on neither (except the measured
+``time_*`` columns: a Python agent's CPU seconds per seat, NaN for compiled agents).
 
 Rows (:data:`GAME_COLUMNS`)
 ---------------------------
@@ -38,7 +38,7 @@ game_value, overbid, charged_value, list_score, score_0..2, sf_0..2, points_0..2
 n_actions), ``auction`` (the bidding as ``seat:call`` words, e.g. ``"1:18 0:yes 1:pass
 2:pass"``), ``time_0..2`` (CPU seconds the seat's agent spent deciding; NaN for compiled
 agents), ``error`` (empty: the game ended normally), ``error_seats`` and ``traceback``. ``attrs``: the configuration
-(agents, labels, seed, n_deals, rules, rules_version, engine) and package versions.
+(agents, labels, seed, n_deals, rules, rules_version, time_limit) and package versions.
 
 Summary (:meth:`TournamentResult.summary`)
 ------------------------------------------
@@ -61,8 +61,8 @@ from __future__ import annotations
 from skatsim.table import auction_text
 
 from .charts import contract_rates, plot_tournament
-from .config import ENGINES, GAME_COLUMNS, TOURNAMENT_FORMAT, TournamentConfig, arrangements, make_config
-from .engine import BACKENDS, default_chunk_size, iter_chunks, play_chunk
+from .config import GAME_COLUMNS, TOURNAMENT_FORMAT, TournamentConfig, arrangements, make_config
+from .engine import BACKENDS, PARALLEL, default_chunk_size, iter_chunks, plan, play_chunk
 from .league import LeagueResult, load_league, run_league
 from .result import TournamentResult
 from .runner import load_tournament, resume_tournament, run_tournament
@@ -70,7 +70,8 @@ from .stats import (LIST_GAMES, Z95, agent_summary, board_margins, head_to_head,
                     pooled_head_to_head, seat_games)
 
 __all__ = ["run_tournament", "resume_tournament", "load_tournament", "make_config", "default_chunk_size",
-           "BACKENDS", "ENGINES", "TournamentResult", "TournamentConfig", "arrangements", "play_chunk", "iter_chunks",
+           "BACKENDS", "PARALLEL", "plan", "TournamentResult", "TournamentConfig", "arrangements", "play_chunk",
+           "iter_chunks",
            "agent_summary", "head_to_head", "margin_difference", "pooled_head_to_head", "board_margins",
            "seat_games", "auction_text", "contract_rates", "plot_tournament", "GAME_COLUMNS", "Z95", "LIST_GAMES",
            "TOURNAMENT_FORMAT", "run_league", "load_league", "LeagueResult"]

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from skatsim.rules import GAME_NAMES, NULL
+
 from .stats import seat_games
 
 if TYPE_CHECKING:
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["contract_rates", "plot_tournament"]
 
 
-_GAME_LABELS = ("diamonds", "hearts", "spades", "clubs", "grand", "null")
+_GAME_LABELS = GAME_NAMES[:NULL + 1]  # the games a declarer plays (not Ramsch)
 
 
 def contract_rates(df: "pd.DataFrame", labels: Sequence[str] | None = None) -> "pd.DataFrame":

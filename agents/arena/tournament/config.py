@@ -1,4 +1,8 @@
-"""What determines a duplicate tournament's games: the agents, boards, seed, rules and engine.
+"""What determines a duplicate tournament's games: the agents, boards, seed, rules and time limit.
+
+How the games are spread over threads or processes (:func:`agents.arena.tournament.engine.plan`)
+changes no game, so it is no part of the configuration; the ``engine`` of earlier manifests
+("batch" / "python") is read and ignored.
 
 >>> ["".join("ABC"[i] for i in a) for a in arrangements(2)]
 ['AAB', 'ABA', 'BAA', 'ABB', 'BAB', 'BBA']
@@ -6,6 +10,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from itertools import permutations
 from typing import Any, Sequence
@@ -19,16 +24,13 @@ from skatsim.table import RESULT_COLUMNS
 from ..base import AgentObject, AgentSpec, SpecLike, as_spec
 
 __all__ = ["TournamentConfig", "make_config", "arrangements", "arrangement_text", "GAME_COLUMNS",
-           "TOURNAMENT_FORMAT", "ENGINES"]
+           "TOURNAMENT_FORMAT"]
 
 TOURNAMENT_FORMAT = "skatsim-tournament/1"
 
 #: Column order of a tournament game row.
 GAME_COLUMNS: tuple[str, ...] = (("deal_id", "arrangement", "agent_0", "agent_1", "agent_2") + RESULT_COLUMNS
                                  + ("auction", "time_0", "time_1", "time_2", "error", "error_seats", "traceback"))
-
-#: The ``engine`` values of a configuration.
-ENGINES = ("auto", "batch", "python")
 
 _LETTERS = "ABC"
 
@@ -79,8 +81,21 @@ class TournamentConfig:
     n_deals: int
     seed: int
     rules: SkatRules = ISKO
-    engine: str = "batch"
     time_limit: float | None = None
+
+    @property
+    def compiled(self) -> bool:
+        """Every agent has a compiled policy (plays inside the compiled step: no Python
+        decision, so the chunks run on threads of one process)."""
+        return all(s.engine_policy() is not None for s in self.agents)
+
+    @property
+    def engine(self) -> str:
+        """Retired: ``"batch"`` when :attr:`compiled`, else ``"python"`` (every game is played by
+        one engine; use :attr:`compiled`)."""
+        warnings.warn("TournamentConfig.engine is retired (one engine plays every game): use .compiled",
+                      DeprecationWarning, stacklevel=2)
+        return "batch" if self.compiled else "python"
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -99,8 +114,7 @@ class TournamentConfig:
     def to_dict(self) -> dict[str, Any]:
         return {"format": TOURNAMENT_FORMAT, "agents": [s.to_dict() for s in self.agents],
                 "labels": list(self.labels), "n_deals": self.n_deals, "seed": self.seed,
-                "rules": self.rules.to_dict(), "rules_version": self.rules.version, "engine": self.engine,
-                "time_limit": self.time_limit}
+                "rules": self.rules.to_dict(), "rules_version": self.rules.version, "time_limit": self.time_limit}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], objects: Sequence[Any] | None = None, *,
@@ -127,13 +141,13 @@ class TournamentConfig:
                 raise ValueError(f"the run seats the agent object {a['name']!r}; got {obj!r} in its place")
             agents.append(obj)
         return cls(tuple(agents), int(d["n_deals"]), int(d["seed"]), SkatRules.from_dict(d["rules"]),
-                   d.get("engine", "batch"), None if tl is None else float(tl))
+                   None if tl is None else float(tl))
 
     def differences(self, other: "TournamentConfig") -> list[str]:
         """What differs from ``other``, as ``"key: this vs other"`` lines (empty: the same games)."""
         a, b = self.to_dict(), other.to_dict()
         out = []
-        for k in ("agents", "n_deals", "seed", "rules", "engine", "time_limit"):
+        for k in ("agents", "n_deals", "seed", "rules", "time_limit"):
             if a.get(k) != b.get(k):
                 fa = ", ".join(s.to_text() for s in self.agents) if k == "agents" else a.get(k)
                 fb = ", ".join(s.to_text() for s in other.agents) if k == "agents" else b.get(k)
@@ -142,7 +156,7 @@ class TournamentConfig:
 
 
 def make_config(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
-                engine: str = "auto", time_limit: float | None = None) -> TournamentConfig:
+                time_limit: float | None = None) -> TournamentConfig:
     """Validate the arguments of :func:`run_tournament` into a :class:`TournamentConfig`."""
     if isinstance(agents, (str, AgentSpec, AgentObject)) or len(agents) not in (2, 3):
         raise ValueError(f"a tournament seats 2 or 3 agents, got {agents!r}")
@@ -154,13 +168,20 @@ def make_config(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *,
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
                                    or not time_limit > 0):
         raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
-    batchable = all(s.engine_policy() is not None for s in specs)
-    if engine == "auto":
-        engine = "batch" if batchable else "python"
-    elif engine == "batch" and not batchable:
-        raise ValueError("engine='batch' needs agents with a batch-engine policy; python-only: "
-                         + ", ".join(s.to_text() for s in specs if s.engine_policy() is None))
-    elif engine not in ("batch", "python"):
-        raise ValueError(f"engine must be 'auto', 'batch' or 'python', got {engine!r}")
-    return TournamentConfig(specs, int(n_deals), to_seed(seed), rules, engine,
+    return TournamentConfig(specs, int(n_deals), to_seed(seed), rules,
                             None if time_limit is None else float(time_limit))
+
+
+def retired_engine(engine: str | None, parallel: str | None) -> str | None:
+    """``parallel`` for a call that still passes the retired ``engine`` ("auto", "batch",
+    "python"): a :class:`DeprecationWarning`, and "batch" / "python" read as "threads" /
+    "processes" (how they spread the chunks)."""
+    if engine is None:
+        return parallel
+    old = {"auto": None, "batch": "threads", "python": "processes"}
+    if engine not in old:
+        raise ValueError(f"engine is retired (one engine plays every game): use parallel='threads' or "
+                         f"'processes' (or leave it out); got engine={engine!r}")
+    warnings.warn(f"engine={engine!r} is retired (one engine plays every game): use parallel="
+                  f"{old[engine]!r}", DeprecationWarning, stacklevel=3)
+    return parallel if parallel is not None else old[engine]

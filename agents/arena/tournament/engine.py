@@ -2,7 +2,10 @@
 
 A chunk's rows depend only on the configuration and the deal ids (:func:`play_chunk`), so
 chunks can be played in any order, by any number of workers or on Ray
-(:func:`iter_chunks`, through :func:`skatsim.parallel.map_chunks`).
+(:func:`iter_chunks`, through :func:`skatsim.parallel.map_chunks`). :func:`plan` is the one
+place that chooses how: ``parallel="threads"`` (numba threads of this process: the default
+when every agent is compiled) or ``"processes"`` (``workers`` processes or Ray tasks: the
+default when an agent decides in Python), and the chunk size that fits.
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ from .config import GAME_COLUMNS, TournamentConfig, arrangement_text
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["play_chunk", "iter_chunks", "default_chunk_size", "BACKENDS", "games_frame", "sort_games"]
+__all__ = ["play_chunk", "iter_chunks", "default_chunk_size", "plan", "PARALLEL", "BACKENDS", "games_frame",
+           "sort_games"]
+
+#: How chunks run: on numba threads of this process, or in worker processes (or Ray tasks).
+PARALLEL = ("threads", "processes")
 
 
 def _boards_of(cfg: TournamentConfig, start: int, stop: int) -> list[tuple[int, int, tuple[Any, ...]]]:
@@ -85,30 +92,46 @@ def _chunk_bounds(n: int, size: int) -> list[tuple[int, int]]:
     return [(a, min(a + size, n)) for a in range(0, n, size)]
 
 
-def default_chunk_size(cfg: TournamentConfig, workers: int = 1) -> int:
-    """Boards per unit of work: 20,000 in the batch engine; in the Python engine a few dozen,
-    fewer for a small run so every worker gets several chunks."""
-    if cfg.engine == "batch":
-        return max(1, min(cfg.n_deals, 20_000))
-    return max(1, min(25, math.ceil(cfg.n_deals / max(1, 4 * workers))))
+def plan(cfg: TournamentConfig, workers: int = 1, parallel: str | None = None,
+         chunk_size: int | None = None) -> tuple[str, int]:
+    """``(parallel, chunk size)`` of a run: ``parallel`` as given, else ``"threads"`` when every
+    agent is compiled and ``"processes"`` otherwise; the chunk size as given, else 20,000
+    boards on threads (one compiled call steps them all) and a few dozen in processes, fewer
+    for a small run so every worker gets several chunks. No game depends on either."""
+    if parallel is None:
+        parallel = "threads" if cfg.compiled else "processes"
+    elif parallel not in PARALLEL:
+        raise ValueError(f"parallel must be one of {PARALLEL} (or None: from the agents), got {parallel!r}")
+    if chunk_size is None:
+        if parallel == "threads":
+            chunk_size = max(1, min(cfg.n_deals, 20_000))
+        else:
+            chunk_size = max(1, min(25, math.ceil(cfg.n_deals / max(1, 4 * workers))))
+    return parallel, int(chunk_size)
+
+
+def default_chunk_size(cfg: TournamentConfig, workers: int = 1, parallel: str | None = None) -> int:
+    """Boards per unit of work (:func:`plan`)."""
+    return plan(cfg, workers, parallel)[1]
 
 
 def iter_chunks(cfg: TournamentConfig, *, workers: int = 1, chunk_size: int | None = None,
                 done: Iterable[tuple[int, int]] = (), backend: str = "local",
-                address: str | None = None) -> Iterator[tuple[tuple[int, int], "pd.DataFrame"]]:
+                address: str | None = None,
+                parallel: str | None = None) -> Iterator[tuple[tuple[int, int], "pd.DataFrame"]]:
     """Yield ``((start, stop), rows)`` for every chunk of boards not in ``done``, as they finish
     (in any order with several workers or on Ray).
 
-    ``backend="local"``: threads (batch engine) or ``workers`` processes (Python engine);
-    ``"ray"``: Ray tasks (:mod:`skatsim.parallel`; ``address`` of an existing cluster, a
-    local Ray with ``workers`` CPUs otherwise)."""
+    ``parallel`` and the chunk size: :func:`plan`. ``backend="local"``: threads of this
+    process or ``workers`` processes; ``"ray"``: Ray tasks (:mod:`skatsim.parallel`;
+    ``address`` of an existing cluster, a local Ray with ``workers`` CPUs otherwise)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     n = cfg.n_deals
     skip = set(done)
-    size = chunk_size or default_chunk_size(cfg, workers)
+    parallel, size = plan(cfg, workers, parallel, chunk_size)
     bounds = [b for b in _chunk_bounds(n, size) if b not in skip]
-    if backend == "local" and cfg.engine == "batch":  # numba threads in this process
+    if backend == "local" and parallel == "threads":  # numba threads in this process
         threads = min(workers, _max_threads())
         for b in bounds:
             yield b, play_chunk(cfg, *b, threads=threads)

@@ -48,6 +48,7 @@ from skatsim._random import SeedLike, to_seed
 from skatsim.options import ISKO, SkatRules
 
 from ..base import SpecLike, as_spec
+from .config import retired_engine
 from .runner import load_tournament, run_tournament
 from .stats import board_margins, mean_ci
 
@@ -282,29 +283,32 @@ class LeagueResult:
 
 def run_league(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
                workers: int = 1, progress: bool = True, out: str | os.PathLike[str] | None = None,
-               engine: str = "auto", backend: str = "local", address: str | None = None,
-               time_limit: float | None = None) -> LeagueResult:
+               parallel: str | None = None, backend: str = "local", address: str | None = None,
+               time_limit: float | None = None, engine: str | None = None) -> LeagueResult:
     """Play a league of 3 or more agents (see the module docstring): every pair's duplicate
     tournament on the same ``n_deals`` boards of ``seed``. ``out``: a folder holding a run
     directory per pair and the league's manifest; the same call on it resumes (a different
-    configuration is refused). The other arguments are those of :func:`run_tournament`."""
+    configuration is refused; a league manifest's retired ``engine`` is ignored). The other
+    arguments are those of :func:`run_tournament`."""
     from skatsim.runs import read_manifest, write_manifest
 
+    parallel = retired_engine(engine, parallel)
     specs: list[Any] = [as_spec(a) for a in agents]
     if len(specs) < 3:
         raise ValueError(f"a league needs 3 or more agents (for 2, run a tournament), got {len(specs)}")
     labels = _labels(specs)
     seed = to_seed(seed)
     config = {"agents": [s.to_dict() for s in specs], "labels": labels, "n_deals": int(n_deals), "seed": seed,
-              "rules": rules.to_dict(), "rules_version": rules.version, "engine": engine}
+              "rules": rules.to_dict(), "rules_version": rules.version}
     folder = None if out is None else Path(out)
     if folder is not None:
         if (folder / "manifest.json").is_file():
             old = read_manifest(folder)
             if old.get("kind") != LEAGUE_KIND:
                 raise ValueError(f"{os.fspath(folder)!r} holds a {old.get('kind')} run, not a league")
-            if old["config"] != config:
-                diff = [k for k in config if old["config"].get(k) != config[k]]
+            recorded = {k: v for k, v in old["config"].items() if k != "engine"}  # (retired)
+            if recorded != config:
+                diff = [k for k in config if recorded.get(k) != config[k]]
                 raise ValueError(f"{os.fspath(folder)!r} holds another league (differs in {', '.join(diff)}); "
                                  "choose a new folder, or the same agents and settings to resume")
         else:
@@ -318,7 +322,8 @@ def run_league(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, 
             print(f"league pair {labels[i]} vs {labels[j]}", flush=True)
         pair_out = None if folder is None else folder / f"pair-{i}-{j}"
         res = run_tournament([specs[i], specs[j]], n_deals, seed, rules=rules, workers=workers, progress=progress,
-                             engine=engine, out=pair_out, backend=backend, address=address, time_limit=time_limit)
+                             parallel=parallel, out=pair_out, backend=backend, address=address,
+                             time_limit=time_limit)
         pairs[(i, j)] = _relabel(res, labels[i], labels[j])
     result = LeagueResult(tuple(labels), pairs, config)
     if folder is not None:

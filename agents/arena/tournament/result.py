@@ -102,7 +102,7 @@ class TournamentResult:
         boards = f"{c.n_deals:,} boards" if done >= c.n_deals else f"{done:,} of {c.n_deals:,} boards (unfinished)"
         seed = f"seed {c.seed}" if c.seed >= 0 else "seed unknown"
         head = (f"duplicate tournament: {boards} x 6 arrangements = {len(self.games):,} games, "
-                f"{seed}, rules {c.rules.version}, {c.engine} engine")
+                f"{seed}, rules {c.rules.version}")
         lines = [head, show.to_string()]
         for _, r in self.head_to_head().iterrows():
             per_game = _pm(r['sf_diff_per_game'], r['sf_diff_per_game_ci'], '+.2f')

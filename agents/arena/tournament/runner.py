@@ -20,8 +20,8 @@ from skatsim.parallel import BACKENDS
 from skatsim.runs import versions
 
 from ..base import SpecLike
-from .config import TournamentConfig, make_config
-from .engine import default_chunk_size, games_frame, iter_chunks, sort_games
+from .config import TournamentConfig, make_config, retired_engine
+from .engine import games_frame, iter_chunks, plan, sort_games
 from .result import TournamentResult
 from .stats import mean_ci, sf_diffs
 
@@ -32,10 +32,10 @@ __all__ = ["run_tournament", "resume_tournament", "load_tournament"]
 
 
 def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
-                   workers: int = 1, progress: bool = True, engine: str = "auto",
+                   workers: int = 1, progress: bool = True, parallel: str | None = None,
                    chunk_size: int | None = None, out: str | os.PathLike[str] | None = None,
                    backend: str = "local", address: str | None = None,
-                   time_limit: float | None = None) -> "TournamentResult":
+                   time_limit: float | None = None, engine: str | None = None) -> "TournamentResult":
     """Play a duplicate tournament of 2 or 3 agents (see the module docstring).
 
     Args:
@@ -44,29 +44,30 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
         n_deals: number of boards (deals); each is played 6 times.
         seed: master seed (an int; a Generator or None draws one, kept in ``attrs``).
         rules: :class:`~skatsim.SkatRules`.
-        workers: processes for the Python engine (threads for the batch engine; CPUs of a
-            local Ray). The table does not depend on it (apart from the measured ``time_*``).
+        workers: threads or processes (CPUs of a local Ray). The table does not depend on it
+            (apart from the measured ``time_*``).
         progress: show a tqdm bar with the running head-to-head figure.
-        engine: ``"auto"`` (batch when every agent has a batch-engine policy), ``"batch"``
-            or ``"python"``.
-        chunk_size: boards per unit of work (default :func:`default_chunk_size`; with
-            ``out`` it is fixed when the directory is created).
+        parallel: ``"threads"`` (numba threads of this process) or ``"processes"``
+            (``workers`` processes, or Ray tasks); default: threads when every agent is
+            compiled, processes otherwise (:func:`agents.arena.tournament.engine.plan`).
+        chunk_size: boards per unit of work (default: :func:`~agents.arena.tournament.engine.plan`;
+            with ``out`` it is fixed when the directory is created).
         out: a run directory (:mod:`skatsim.runs`): a shard per finished chunk plus a manifest.
             If it holds a run of the same configuration, that run is resumed (only the
             missing chunks are played); a different configuration is refused.
         backend: ``"local"`` or ``"ray"`` (:mod:`skatsim.parallel`).
         address: with ``backend="ray"``: an existing cluster (``"auto"``, ``"ray://host:10001"``);
             default a local Ray.
-        time_limit: seconds per decision (Python engine; the batch engine's compiled policies
-            cannot fail). An agent that raises, returns an illegal action or runs over is
-            recorded in ``error``/``error_seats`` and the game is settled by rule
-            (:mod:`agents.arena.play`, "Misbehaving agents").
+        time_limit: seconds per decision of a Python agent (compiled agents cannot fail). An
+            agent that raises, returns an illegal action or runs over is recorded in
+            ``error``/``error_seats`` and the game is settled by rule (:mod:`agents.arena.seat`).
+        engine: retired (one engine plays every game); ``"batch"`` / ``"python"`` still
+            mean ``parallel="threads"`` / ``"processes"``, with a DeprecationWarning.
     """
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    cfg = make_config(agents, n_deals, seed, rules=rules, engine=engine, time_limit=time_limit)
+    parallel = retired_engine(engine, parallel)
+    _check_run(workers, backend)
+    cfg = make_config(agents, n_deals, seed, rules=rules, time_limit=time_limit)
+    parallel, size = plan(cfg, int(workers), parallel, chunk_size)
     run = None
     if out is not None:
         from skatsim.runs import RunDir, is_run_dir
@@ -83,12 +84,19 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
             if chunk_size is not None and chunk_size != run.chunk_size:
                 raise ValueError(f"{os.fspath(out)!r} was cut into chunks of {run.chunk_size} boards; "
                                  f"chunk_size={chunk_size} does not match (leave it out to resume)")
+            size = run.chunk_size
         else:
-            size = int(chunk_size or default_chunk_size(cfg, int(workers)))
             run = RunDir.create(out, kind="tournament", config=cfg.to_dict(), n_units=cfg.n_deals,
                                 chunk_size=size)
-    return _run(cfg, run, workers=int(workers), progress=progress, chunk_size=chunk_size, backend=backend,
-                address=address)
+    return _run(cfg, run, workers=int(workers), progress=progress, chunk_size=size, backend=backend,
+                address=address, parallel=parallel)
+
+
+def _check_run(workers: Any, backend: str) -> None:
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
 
 
 def _open_run(path: str | os.PathLike[str]) -> Any:
@@ -102,18 +110,17 @@ def _open_run(path: str | os.PathLike[str]) -> Any:
 
 def resume_tournament(path: str | os.PathLike[str], *, workers: int = 1, progress: bool = True,
                       backend: str = "local", address: str | None = None,
-                      agents: Sequence[Any] | None = None) -> "TournamentResult":
+                      agents: Sequence[Any] | None = None, parallel: str | None = None) -> "TournamentResult":
     """Finish the tournament of run directory ``path`` (its manifest's configuration): play
     the chunks without a shard and return the whole result, the same table as an
     uninterrupted run (apart from the measured ``time_*`` columns). ``agents``: the agent
     objects the run seated (:class:`agents.arena.base.AgentObject`), which a manifest cannot
-    rebuild."""
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    rebuild. ``parallel``: as for :func:`run_tournament`."""
+    _check_run(workers, backend)
     run = _open_run(path)
     cfg = TournamentConfig.from_dict(run.config, agents)
-    return _run(cfg, run, workers=int(workers), progress=progress, chunk_size=None, backend=backend,
-                address=address)
+    return _run(cfg, run, workers=int(workers), progress=progress, chunk_size=run.chunk_size, backend=backend,
+                address=address, parallel=parallel)
 
 
 def load_tournament(path: str | os.PathLike[str], *, partial: bool = False) -> "TournamentResult":
@@ -135,13 +142,12 @@ def load_tournament(path: str | os.PathLike[str], *, partial: bool = False) -> "
 
 
 def _run(cfg: TournamentConfig, run: Any, *, workers: int, progress: bool, chunk_size: int | None,
-         backend: str, address: str | None) -> "TournamentResult":
+         backend: str, address: str | None, parallel: str | None) -> "TournamentResult":
     import pandas as pd
 
     parts: list[pd.DataFrame] = []
     done: list[tuple[int, int]] = []
     if run is not None:
-        chunk_size = run.chunk_size
         have = run.done()
         done = sorted(have)
         if done:
@@ -157,7 +163,7 @@ def _run(cfg: TournamentConfig, run: Any, *, workers: int, progress: bool, chunk
     before = float(run.manifest.get("elapsed_s", 0.0)) if run is not None else 0.0
     try:
         for (a, b), df in iter_chunks(cfg, workers=workers, chunk_size=chunk_size, done=done, backend=backend,
-                                      address=address):
+                                      address=address, parallel=parallel):
             if run is not None:
                 run.write_shard(a, b, df, {"kind": "tournament", "boards": [a, b]})
                 _log_errors(run, df)
