@@ -31,7 +31,7 @@ from .contracts import BID_VALUES, DECLARATIONS, N_DECLARATIONS, Contract
 
 __all__ = [
     "BID_BASE", "PASS", "HOLD", "PICKUP", "HAND", "DECLARE_BASE", "KONTRA", "RE", "NUM_ACTIONS",
-    "action_to_string", "string_to_action", "bid_action", "declare_action",
+    "action_to_string", "string_to_action", "bid_action", "declare_action", "action_ids",
 ]
 
 # Derived, in the order of the table above.
@@ -110,3 +110,32 @@ def string_to_action(text: str) -> int:
         pass
     raise ValueError(f"unknown action {text!r}: not a card, bid, contract or one of "
                      f"{sorted(_WORDS.values())}")
+
+
+def _byte_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    return tuple(tuple(tuple(off + i for i in range(8) if b >> i & 1) for b in range(256))
+                 for off in range(0, 64, 8))
+
+
+_BYTES = _byte_tables()
+
+
+def action_ids(base: int, lo: int, hi: int) -> list[int]:
+    """Action ids ``base + i`` for the set bits ``i`` of ``lo | hi << 32`` (ascending): a legal
+    set ``(base, lo, hi)`` of :func:`skatsim.kernels.game.legal_set` as a list.
+
+    >>> action_ids(0, 0b101, 1)
+    [0, 2, 32]
+    """
+    b0, b1, b2, b3, b4, b5, b6, b7 = _BYTES
+    if base:  # bids, declarations ...: the bidder's set is one run of bits (next bid .. pass)
+        m = lo | (hi << 32)
+        low = m & -m
+        if m and (m + low) & m == 0:
+            return list(range(base + low.bit_length() - 1, base + m.bit_length()))
+    out = [*b0[lo & 255], *b1[(lo >> 8) & 255], *b2[(lo >> 16) & 255], *b3[lo >> 24]]
+    if hi:
+        out += [*b4[hi & 255], *b5[(hi >> 8) & 255], *b6[(hi >> 16) & 255], *b7[hi >> 24]]
+    if base:
+        return [base + i for i in out]
+    return out

@@ -40,10 +40,12 @@ __all__ = [
     "assume_below",
     "branchless",
     "HAS_FAST_PDEP",
+    "GOLDEN",
 ]
 
 M64 = 0xFFFF_FFFF_FFFF_FFFF
-_GOLDEN = 0x9E37_79B9_7F4A_7C15
+#: The SplitMix64 increment (2**64 / the golden ratio).
+GOLDEN = 0x9E37_79B9_7F4A_7C15
 _MUL1 = 0xBF58_476D_1CE4_E5B9
 _MUL2 = 0x94D0_49BB_1331_11EB
 
@@ -129,7 +131,7 @@ def derive_seed(seed: int, index: int) -> int:
 
     Independent of how the items are split across workers or chunks.
     """
-    return mix64((int(seed) * _GOLDEN + int(index) + 1) & M64) >> 1
+    return mix64((int(seed) * GOLDEN + int(index) + 1) & M64) >> 1
 
 
 def seat_stream(deal_seed: int, seat: int) -> int:
@@ -151,7 +153,7 @@ def rand_below(state: int, n: int) -> tuple[int, int]:
     Uses the high 32 bits of one SplitMix64 output and Lemire's multiply-shift
     (bias below ``n / 2**32``, irrelevant for ``n <= 64``).
     """
-    state = (int(state) + _GOLDEN) & (M64 >> 1)
+    state = (int(state) + GOLDEN) & (M64 >> 1)
     z = mix64(state)
     return ((z >> 32) * int(n)) >> 32, state
 
@@ -388,9 +390,9 @@ import numpy as _np  # noqa: E402
 
 _U_MUL1 = _np.uint64(_MUL1)
 _U_MUL2 = _np.uint64(_MUL2)
-_U_GOLDEN = _np.uint64(_GOLDEN)
+_U_GOLDEN = _np.uint64(GOLDEN)
 _M63 = M64 >> 1
-# ``state + _GOLDEN`` masked to 63 bits equals ``state + (_GOLDEN mod 2**63)`` masked to 63 bits
-_GOLDEN_HALF = _GOLDEN & _M63
+# ``state + GOLDEN`` masked to 63 bits equals ``state + (GOLDEN mod 2**63)`` masked to 63 bits
+_GOLDEN_HALF = GOLDEN & _M63
 _U_GOLDEN_HALF = _np.uint64(_GOLDEN_HALF)
 _U_M63 = _np.uint64(_M63)

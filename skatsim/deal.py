@@ -23,6 +23,7 @@ from numba import njit
 from ._random import SeedLike, to_seed
 from .bits import iter_bits, nth_bit_mask, rand_below
 from .cards import ALL_CARDS, CardSet, CardsLike, card_name, parse_card, to_mask
+from .layout import SEAT_NAMES
 
 __all__ = ["Deal", "deal", "deal_from_order", "deal_from_hands", "DEAL_TARGETS", "deal_masks",
            "SEED_MASK"]
@@ -116,7 +117,7 @@ def deal_from_hands(forehand: CardsLike, middlehand: CardsLike, rearhand: CardsL
     ValueError: card CJ is held twice: by forehand and middlehand
     """
     h = [to_mask(forehand), to_mask(middlehand), to_mask(rearhand)]
-    named = list(zip(("forehand", "middlehand", "rearhand"), h))
+    named = list(zip(SEAT_NAMES, h))
     if skat is not None:
         named.append(("skat", to_mask(skat)))
     seen: dict[int, str] = {}
@@ -126,7 +127,7 @@ def deal_from_hands(forehand: CardsLike, middlehand: CardsLike, rearhand: CardsL
                 raise ValueError(f"card {card_name(c)} is held twice: by {seen[c]} and {name}")
             seen[c] = name
     sk = (ALL_CARDS & ~(h[0] | h[1] | h[2])) if skat is None else to_mask(skat)
-    for name, m, n in zip(("forehand", "middlehand", "rearhand", "skat"), h + [sk], (10, 10, 10, 2)):
+    for name, m, n in zip(SEAT_NAMES + ("skat",), h + [sk], (10, 10, 10, 2)):
         if bin(m).count("1") != n:
             raise ValueError(f"{name} must hold {n} cards, got {bin(m).count('1')}: {CardSet.from_mask(m)}")
     if h[0] | h[1] | h[2] | sk != ALL_CARDS:

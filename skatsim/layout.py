@@ -11,6 +11,10 @@ without importing the kernels. Numba freezes them as compile-time constants.
 
 from __future__ import annotations
 
+# ----------------------------------------------------------------------------- seats
+#: Seat names by seat number: 0 forehand (leads the first trick), 1 middlehand, 2 rearhand.
+SEAT_NAMES = ("forehand", "middlehand", "rearhand")
+
 # ----------------------------------------------------------------------------- phases
 PH_BID, PH_SKAT, PH_DISCARD, PH_DECLARE, PH_KONTRA, PH_PLAY, PH_DONE = range(7)
 PHASE_NAMES = ("bidding", "skat", "discard", "declare", "kontra", "play", "done")

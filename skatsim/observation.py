@@ -61,7 +61,7 @@ from .actions import NUM_ACTIONS, action_to_string
 from .cards import CardSet, card_name
 from .contracts import BID_VALUES, OUVERT, Contract
 from .kernels import game as K
-from .kernels.observe import OBS_LAYOUT, OBS_SIZE, observe_into
+from .kernels.observe import OBS_LAYOUT, OBS_OFFSETS, OBS_SIZE, observe_into
 from .kernels.observe import encode_records as _encode_records
 from .options import ISKO, SkatRules
 
@@ -72,16 +72,9 @@ __all__ = ["OBS_LAYOUT", "OBS_SIZE", "OBS_OFFSETS", "Observation", "observe", "b
            "decode_tensor", "encode_records"]
 
 
-def _offsets() -> dict[str, slice]:
-    out, pos = {}, 0
-    for name, size in OBS_LAYOUT:
-        out[name] = slice(pos, pos + size)
-        pos += size
-    return out
 
 
 #: Slice of each named part in the tensor.
-OBS_OFFSETS: dict[str, slice] = _offsets()
 _PHASES = K.PHASE_NAMES
 
 
@@ -205,7 +198,8 @@ def build_observation(st: np.ndarray, seat: int, actions: Sequence[int], players
     >>> str(o) == str(s.observation(0)), bool((o.tensor == s.observation(0).tensor).all())
     (True, True)
     """
-    from .state import _bits_list, tricks_from_moves
+    from .actions import action_ids
+    from .rules import tricks_from_moves
 
     view = np.empty(K.N_FIELDS, dtype=np.int64)
     K.mask_view(st, seat, view)
@@ -239,7 +233,7 @@ def build_observation(st: np.ndarray, seat: int, actions: Sequence[int], players
     if declared and g < 6:
         contract = Contract(g, flags).to_text()
     passed = tuple(s for s in range(3) if int(view[K.F_PASSED]) >> s & 1)
-    legal = tuple(_bits_list(*(int(x) for x in K.legal_set(view)))) if to_move == seat else ()
+    legal = tuple(action_ids(*(int(x) for x in K.legal_set(view)))) if to_move == seat else ()
     n_cards = int(view[K.F_NCARDS])
     return Observation(
         seat=seat, phase=_PHASES[phase], to_move=None if to_move < 0 else to_move,

@@ -23,6 +23,7 @@ from .actions import DECLARE_BASE, HAND, KONTRA, PICKUP, RE, action_to_string, s
 from .cards import CardSet, card_name
 from .deal import deal as deal_of_seed
 from .deal import deal_from_hands
+from .layout import SEAT_NAMES
 from .options import SkatRules
 from .state import RecordError, SkatState
 
@@ -125,7 +126,7 @@ def from_record(record: dict[str, Any] | str) -> SkatState:
         raise RecordError(f"record field 'rules_version' is {rec['rules_version']!r} but its rules "
                           f"{rules.to_dict()} are version {rules.version!r}")
     d = rec["deal"]
-    if not isinstance(d, dict) or set(d) != {"forehand", "middlehand", "rearhand", "skat"} or \
+    if not isinstance(d, dict) or set(d) != {*SEAT_NAMES, "skat"} or \
             not all(isinstance(v, str) for v in d.values()):
         raise RecordError(f"record field 'deal' must map forehand, middlehand, rearhand and skat to card "
                           f"strings, got {d!r}")

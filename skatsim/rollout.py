@@ -39,7 +39,7 @@ from .contracts import Contract
 from .kernels import game as K
 from .kernels.rollout import POLICY_RANDOM, rollout_kernel
 from .kernels.simulate import seed_mul
-from .solver import Position, _as_contract
+from .solver import Position, as_contract
 
 try:
     from ._random import to_seed
@@ -82,7 +82,7 @@ def position_state(position: Position, contract: Contract | str | int | None = N
     """A play-phase state vector (``kernels.game`` fields) for ``position``: the scratch
     start of a rollout. ``contract`` adds announcement flags (default: none)."""
     position.validate()
-    c = Contract(position.game) if contract is None else _as_contract(contract)
+    c = Contract(position.game) if contract is None else as_contract(contract)
     if c.game != position.game:
         raise ValueError(f"contract {c.to_text()} is not game {position.game} of the position")
     st = np.zeros(K.N_FIELDS, np.int64)
@@ -141,7 +141,7 @@ def _rollouts_cards(hands: Sequence[CardsLike], skat: CardsLike, contract: Contr
                     n: int, seed: Any, *, trick: Sequence[int | str] = (), leader: int = 0,
                     declarer_points: int = 0, declarer_tricks: int = 0, record: bool = False,
                     policy: Any = "random") -> RolloutResult:
-    c = _as_contract(contract)
+    c = as_contract(contract)
     pos = Position.make(hands=list(hands), skat=skat, game=c.game, declarer=declarer, trick=list(trick), leader=leader,
                         declarer_points=declarer_points, declarer_tricks=declarer_tricks)
     return _rollouts(pos, n, seed, contract=c, record=record, policy=policy)

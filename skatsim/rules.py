@@ -28,7 +28,7 @@ from .cards import (ACE, CLUBS, DIAMONDS, EIGHT, HEARTS, JACK, JACKS, KING, NINE
 __all__ = [
     "DIAMONDS", "HEARTS", "SPADES", "CLUBS", "GRAND", "NULL", "RAMSCH", "GAME_TYPES",
     "GAME_NAMES", "GAME_LETTERS", "TRUMP_MASKS", "trump_mask", "follow_mask", "legal_mask",
-    "beats", "trick_winner_pos", "legal_cards", "trick_winner", "trumps",
+    "beats", "trick_winner_pos", "legal_cards", "trick_winner", "trumps", "tricks_from_moves",
 ]
 
 # A suit game's type is its trump suit: DIAMONDS .. CLUBS are the suits of skatsim.cards.
@@ -176,3 +176,15 @@ def trick_winner(cards: list[int | str], game: int) -> int:
     if len(set(c)) != 3:
         raise ValueError(f"a trick needs 3 distinct cards, got {cards!r}")
     return int(trick_winner_pos(c[0], c[1], c[2], _game(game)))
+
+
+def tricks_from_moves(cards: list[tuple[int, int]], last_winner: int) -> list[tuple[int, list[int], int]]:
+    """Completed tricks ``(leader, [cards], winner)`` of the card play ``[(seat, card), ...]``
+    (each trick's winner leads the next; the last completed one's is ``last_winner``)."""
+    out: list[tuple[int, list[int], int]] = []
+    for i in range(0, len(cards) - len(cards) % 3, 3):
+        leader = cards[i][0]
+        trick = [cards[i + j][1] for j in range(3)]
+        winner = cards[i + 3][0] if i + 3 < len(cards) else last_winner
+        out.append((leader, trick, winner))
+    return out

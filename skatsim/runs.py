@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["RunDir", "RUN_FORMAT", "MANIFEST", "versions", "is_run_dir", "atomic_path", "atomic_write_bytes",
-           "atomic_write_json", "write_manifest", "read_manifest", "run_simulation", "TMP_PREFIX", "new_run_dir"]
+           "atomic_write_json", "write_manifest", "read_manifest", "TMP_PREFIX", "new_run_dir"]
 
 RUN_FORMAT = "skatsim-run/1"
 MANIFEST = "manifest.json"
@@ -398,88 +398,7 @@ class RunDir:
         return f"RunDir({os.fspath(self.path)!r}, kind={self.kind!r}, {len(self.done())}/{len(self.bounds())} chunks)"
 
 
-# ----------------------------------------------------------------------------- batch simulation runs
-
-
-def _sim_chunk(n: int, policy: Any, seed: int, rules_dict: dict[str, Any], start: int,
-               threads: int | None) -> "pd.DataFrame":
-    from skatsim.options import SkatRules
-    from skatsim.simulate import simulate
-
-    df = simulate(n, policy=policy, seed=seed, rules=SkatRules.from_dict(rules_dict), start=start,
-                  workers=threads, progress=False)
-    return df
-
-
-def run_simulation(out: str | os.PathLike[str], n_deals: int, policy: Any = "random", *, seed: int = 0,
-                   rules: Any = None, backend: str = "local", workers: int | None = None,
-                   address: str | None = None, chunk_size: int = 100_000, progress: bool = True) -> RunDir:
-    """Batch simulation (:func:`skatsim.simulate`) into a run directory, chunk by chunk:
-    resumable like a tournament (the same call on an existing directory plays only the
-    missing chunks; a different configuration is refused), and with ``backend="ray"`` the
-    chunks run as Ray tasks and stream back into the directory. Each shard reads back with
-    :func:`skatsim.simulate.read_parquet` too (its metadata has the run and ``n_deals``);
-    ``RunDir.read_all()`` gives every row, in deal order, the same rows as
-    ``simulate(n_deals, policy, seed=seed, rules=rules)``.
-
-    ``policy``: built-in policy names / ``(name, params)`` pairs (one, or one per seat);
-    compiled custom policies cannot be written down in a manifest and are refused.
-    """
-    from skatsim.options import ISKO, SkatRules
-    from skatsim.simulate import policy_specs
-
-    rules = ISKO if rules is None else rules
-    if not isinstance(rules, SkatRules):
-        raise TypeError(f"rules must be a SkatRules, got {type(rules).__name__}")
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    from skatsim._random import check_deal_count, check_run_seed
-
-    n_deals, seed = check_deal_count(n_deals), check_run_seed(seed)
-    specs = policy_specs(policy)
-    if any(p.custom is not None for p in specs):
-        raise ValueError("a run directory records its policies by name: custom @njit policies cannot be used")
-    per_seat = [(p.name, dict(p.params)) for p in specs]
-    config = {"n_deals": n_deals, "policy": [list(x) for x in per_seat], "seed": seed, "rules": rules.to_dict(),
-              "rules_version": rules.version}
-    if is_run_dir(out):
-        run = RunDir.open(out)
-        if run.kind != "simulation":
-            raise ValueError(f"{os.fspath(out)!r} holds a {run.kind} run, not a simulation")
-        old = run.config
-        diff = [k for k in ("n_deals", "policy", "seed", "rules") if old.get(k) != config[k]]
-        if diff:
-            raise ValueError(f"{os.fspath(out)!r} holds a different simulation ("
-                             + "; ".join(f"{k}: {old.get(k)} there, {config[k]} here" for k in diff)
-                             + "): choose a new directory")
-    else:
-        run = RunDir.create(out, kind="simulation", config=config, n_units=n_deals,
-                            chunk_size=max(1, min(int(chunk_size), n_deals)))
-    todo = run.todo()
-    pol = [tuple(x) for x in per_seat]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=n_deals, initial=n_deals - sum(b - a for a, b in todo), unit=" deals", unit_scale=True,
-                   desc="simulate", leave=False)
-    meta = {"kind": "simulation", "seed": seed, "policies": [{"name": n, "params": p} for n, p in per_seat],
-            "rules": rules.to_dict(), "rules_version": rules.version}
-    t0 = time.perf_counter()
-    try:
-        if backend == "ray":
-            from .parallel import map_chunks
-
-            results = map_chunks(_sim_chunk, [(b - a, pol, seed, rules.to_dict(), a, 1) for a, b in todo], todo,
-                                 workers=workers or 1, backend="ray", address=address)
-        else:  # numba threads in this process
-            results = ((ab, _sim_chunk(ab[1] - ab[0], pol, seed, rules.to_dict(), ab[0], workers)) for ab in todo)
-        for (a, b), df in results:
-            run.write_shard(a, b, df, {**meta, "n_deals": b - a, "start": a})
-            if bar is not None:
-                bar.update(b - a)
-    finally:
-        if bar is not None:
-            bar.close()
-    run.mark_complete(None, elapsed_s=float(run.manifest.get("elapsed_s", 0.0)) + time.perf_counter() - t0)
-    return run
+def __getattr__(name: str) -> Any:
+    if name == "run_simulation":  # moved: the simulation runner lives with the simulation
+        raise ImportError("run_simulation moved to skatsim.simulate: from skatsim.simulate import run_simulation")
+    raise AttributeError(f"module 'skatsim.runs' has no attribute {name!r}")

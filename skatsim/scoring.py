@@ -37,6 +37,7 @@ from .layout import (N_RESULT, R_BID, R_CHARGED, R_DECL_POINTS, R_DECL_TRICKS, R
                      R_LIST_SCORE, R_MATADORS, R_MULT, R_OVERBID, R_PICKED, R_PTS0, R_PTS1, R_PTS2, R_SCHNEIDER,
                      R_SCHWARZ, R_SCORE0, R_SCORE1, R_SCORE2, R_SF0, R_SF1, R_SF2, R_VALUE, R_WON)
 from .rules import GRAND, NULL, RAMSCH
+from .schema import RESULT_COLUMNS, contract_category
 from .valuation import (HAND, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, SF_DEFENDER_3, SF_DEFENDER_4, SF_WON,
                         charged_value, game_value, multiplier)
 
@@ -329,8 +330,6 @@ class GameResult:
         >>> row["declarer"], row["contract"], row["game"], row["matadors"], row["list_score"], row["sf_1"]
         (1, 'D', 0, -1, -54, -104)
         """
-        from .table import RESULT_COLUMNS, contract_category
-
         if self.passed_in:
             game, flags = -1, 0
         elif self.ramsch:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -34,6 +35,7 @@ from .kernels import policies as KP
 from .kernels import simulate as KS
 from .options import ISKO, SkatRules
 from .rules import RAMSCH
+from .runs import RunDir, atomic_path, is_run_dir
 from .table import CONTRACT_CATEGORIES, RESULT_COLUMNS
 
 if TYPE_CHECKING:  # pandas is imported on first use: ``import skatsim`` stays light
@@ -41,7 +43,7 @@ if TYPE_CHECKING:  # pandas is imported on first use: ``import skatsim`` stays l
 
 __all__ = ["simulate", "simulate_to_parquet", "iter_simulate", "iter_chunks", "SimChunk", "SimSummary",
            "summarize", "CONTRACT_CATEGORIES", "RESULT_DTYPE", "POLICIES", "PolicySpec", "policy_specs",
-           "derive_seed", "read_parquet", "results_frame"]
+           "derive_seed", "read_parquet", "results_frame", "run_simulation"]
 
 RESULT_DTYPE = KS.RESULT_DTYPE
 assert RESULT_DTYPE.names is not None and set(RESULT_DTYPE.names) | {"contract"} == set(RESULT_COLUMNS)
@@ -396,8 +398,6 @@ def simulate(n_deals: int, policy: Any = "random", *, seed: int | np.random.Gene
         pass
     df = results_frame(rows, acts, rules, seed, _policy_label(specs), tuple(p.to_dict() for p in specs))
     if out is not None:
-        from .runs import atomic_path
-
         table = _arrow_table(df.copy(deep=False), n)
         with atomic_path(out) as tmp:
             import pyarrow.parquet as pq
@@ -420,8 +420,6 @@ def simulate_to_parquet(path: str | os.PathLike[str], n_deals: int, policy: Any 
     the row count matches. ``n_deals=0`` writes a valid empty file.
     """
     import pyarrow.parquet as pq
-
-    from .runs import atomic_path
 
     chunks = iter_chunks(n_deals, policy, seed=seed, rules=rules, workers=workers, chunk_size=chunk_size,
                          record_actions=False, start=start, progress=progress)
@@ -576,3 +574,82 @@ def summarize(data: pd.DataFrame | np.ndarray | Iterator[pd.DataFrame]) -> SimSu
     for part in data:
         s.update(part)
     return s
+
+
+# ----------------------------------------------------------------------------- batch simulation runs
+
+
+def _sim_chunk(n: int, policy: Any, seed: int, rules_dict: dict[str, Any], start: int,
+               threads: int | None) -> "pd.DataFrame":
+    df = simulate(n, policy=policy, seed=seed, rules=SkatRules.from_dict(rules_dict), start=start,
+                  workers=threads, progress=False)
+    return df
+
+
+def run_simulation(out: str | os.PathLike[str], n_deals: int, policy: Any = "random", *, seed: int = 0,
+                   rules: Any = None, backend: str = "local", workers: int | None = None,
+                   address: str | None = None, chunk_size: int = 100_000, progress: bool = True) -> RunDir:
+    """Batch simulation (:func:`skatsim.simulate`) into a run directory, chunk by chunk:
+    resumable like a tournament (the same call on an existing directory plays only the
+    missing chunks; a different configuration is refused), and with ``backend="ray"`` the
+    chunks run as Ray tasks and stream back into the directory. Each shard reads back with
+    :func:`skatsim.simulate.read_parquet` too (its metadata has the run and ``n_deals``);
+    ``RunDir.read_all()`` gives every row, in deal order, the same rows as
+    ``simulate(n_deals, policy, seed=seed, rules=rules)``.
+
+    ``policy``: built-in policy names / ``(name, params)`` pairs (one, or one per seat);
+    compiled custom policies cannot be written down in a manifest and are refused.
+    """
+    rules = ISKO if rules is None else rules
+    if not isinstance(rules, SkatRules):
+        raise TypeError(f"rules must be a SkatRules, got {type(rules).__name__}")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    n_deals, seed = check_deal_count(n_deals), check_run_seed(seed)
+    specs = policy_specs(policy)
+    if any(p.custom is not None for p in specs):
+        raise ValueError("a run directory records its policies by name: custom @njit policies cannot be used")
+    per_seat = [(p.name, dict(p.params)) for p in specs]
+    config = {"n_deals": n_deals, "policy": [list(x) for x in per_seat], "seed": seed, "rules": rules.to_dict(),
+              "rules_version": rules.version}
+    if is_run_dir(out):
+        run = RunDir.open(out)
+        if run.kind != "simulation":
+            raise ValueError(f"{os.fspath(out)!r} holds a {run.kind} run, not a simulation")
+        old = run.config
+        diff = [k for k in ("n_deals", "policy", "seed", "rules") if old.get(k) != config[k]]
+        if diff:
+            raise ValueError(f"{os.fspath(out)!r} holds a different simulation ("
+                             + "; ".join(f"{k}: {old.get(k)} there, {config[k]} here" for k in diff)
+                             + "): choose a new directory")
+    else:
+        run = RunDir.create(out, kind="simulation", config=config, n_units=n_deals,
+                            chunk_size=max(1, min(int(chunk_size), n_deals)))
+    todo = run.todo()
+    pol = [tuple(x) for x in per_seat]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=n_deals, initial=n_deals - sum(b - a for a, b in todo), unit=" deals", unit_scale=True,
+                   desc="simulate", leave=False)
+    meta = {"kind": "simulation", "seed": seed, "policies": [{"name": n, "params": p} for n, p in per_seat],
+            "rules": rules.to_dict(), "rules_version": rules.version}
+    t0 = time.perf_counter()
+    try:
+        if backend == "ray":
+            from .parallel import map_chunks
+
+            results = map_chunks(_sim_chunk, [(b - a, pol, seed, rules.to_dict(), a, 1) for a, b in todo], todo,
+                                 workers=workers or 1, backend="ray", address=address)
+        else:  # numba threads in this process
+            results = ((ab, _sim_chunk(ab[1] - ab[0], pol, seed, rules.to_dict(), ab[0], workers)) for ab in todo)
+        for (a, b), df in results:
+            run.write_shard(a, b, df, {**meta, "n_deals": b - a, "start": a})
+            if bar is not None:
+                bar.update(b - a)
+    finally:
+        if bar is not None:
+            bar.close()
+    run.mark_complete(None, elapsed_s=float(run.manifest.get("elapsed_s", 0.0)) + time.perf_counter() - t0)
+    return run

@@ -65,7 +65,7 @@ from .scoring import goal_of
 if TYPE_CHECKING:
     from .state import SkatState
 
-__all__ = ["describe_target", "Position", "Solution", "Solver", "solve", "target_for", "GOAL_TARGETS"]
+__all__ = ["describe_target", "Position", "Solution", "Solver", "solve", "target_for", "as_contract", "GOAL_TARGETS"]
 
 Mode = Literal["exact", "threshold"]
 
@@ -233,7 +233,7 @@ def target_for(contract: "Contract | str | int") -> Target:
     >>> target_for("C"), target_for("GHS"), target_for("SHZ"), target_for("GO"), target_for("NO")
     (61, 90, 'schwarz', 'schwarz', 'null')
     """
-    c = _as_contract(contract)
+    c = as_contract(contract)
     if c.game > NULL:
         raise ValueError(f"Ramsch has no declarer and no target, got {c!r}")
     return GOAL_TARGETS[goal_of(c.game, c.flags)]
@@ -252,7 +252,9 @@ def describe_target(target: Target) -> str:
     return f"{target} card points"
 
 
-def _as_contract(contract: Any) -> Contract:
+def as_contract(contract: Any) -> Contract:
+    """``contract`` (a :class:`~skatsim.contracts.Contract`, an ISS token or a game type 0..5) as a
+    :class:`~skatsim.contracts.Contract`; ``TypeError`` for anything else."""
     if isinstance(contract, Contract):
         return contract
     if isinstance(contract, str):

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ._random import SeedLike, check_random_state, to_seed
-from .actions import (HAND, HOLD, NUM_ACTIONS, PASS, PICKUP, action_to_string, bid_action, declare_action,
+from .actions import (HAND, HOLD, NUM_ACTIONS, PASS, PICKUP, action_ids, action_to_string, bid_action, declare_action,
                       string_to_action)
 from .bits import rand_below, seat_stream
 from .cards import CardSet, CardsLike, card_name, to_mask
@@ -48,7 +48,8 @@ from .contracts import Contract
 from .deal import SEED_MASK, Deal, deal_masks
 from .kernels import game as K
 from .options import ISKO, SkatRules
-from .rules import RAMSCH, trump_mask
+from .layout import SEAT_NAMES
+from .rules import RAMSCH, tricks_from_moves, trump_mask
 from .scoring import GameResult
 
 __all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RETURN_KINDS", "to_play", "random_game",
@@ -56,7 +57,6 @@ __all__ = ["SkatState", "TERMINAL_PLAYER", "RecordError", "RETURN_KINDS", "to_pl
 
 #: ``current_player()`` of a finished game (OpenSpiel's ``kTerminalPlayerId``).
 TERMINAL_PLAYER = -4
-SEAT_NAMES = ("forehand", "middlehand", "rearhand")
 #: The kinds of :meth:`SkatState.returns`; the first is the default.
 RETURN_KINDS = ("sf", "list", "zero_sum")
 
@@ -70,30 +70,6 @@ def _seat(player: Any, what: str = "seat") -> int:
         if 0 <= p <= 2:
             return p
     raise ValueError(f"{what} must be a seat 0, 1 or 2 (forehand, middlehand, rearhand), got {player!r}")
-
-
-def _byte_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
-    return tuple(tuple(tuple(off + i for i in range(8) if b >> i & 1) for b in range(256))
-                 for off in range(0, 64, 8))
-
-
-_BYTES = _byte_tables()
-
-
-def _bits_list(base: int, lo: int, hi: int) -> list[int]:
-    """Action ids ``base + i`` for the set bits ``i`` of ``lo | hi << 32`` (ascending)."""
-    b0, b1, b2, b3, b4, b5, b6, b7 = _BYTES
-    if base:  # bids, declarations ...: the bidder's set is one run of bits (next bid .. pass)
-        m = lo | (hi << 32)
-        low = m & -m
-        if m and (m + low) & m == 0:
-            return list(range(base + low.bit_length() - 1, base + m.bit_length()))
-    out = [*b0[lo & 255], *b1[(lo >> 8) & 255], *b2[(lo >> 16) & 255], *b3[lo >> 24]]
-    if hi:
-        out += [*b4[hi & 255], *b5[(hi >> 8) & 255], *b6[(hi >> 16) & 255], *b7[hi >> 24]]
-    if base:
-        return [base + i for i in out]
-    return out
 
 
 def _compiled_step():
@@ -129,18 +105,6 @@ def returns_from(declarer: int, scores: list[int], sf: list[int], kind: str = "s
         mean = sum(sc) / 3.0
         return [x - mean for x in sc]
     return [sc[declarer] if s == declarer else -sc[declarer] / 2.0 for s in range(3)]
-
-
-def tricks_from_moves(cards: list[tuple[int, int]], last_winner: int) -> list[tuple[int, list[int], int]]:
-    """Completed tricks ``(leader, [cards], winner)`` of the card play ``[(seat, card), ...]``
-    (each trick's winner leads the next; the last completed one's is ``last_winner``)."""
-    out: list[tuple[int, list[int], int]] = []
-    for i in range(0, len(cards) - len(cards) % 3, 3):
-        leader = cards[i][0]
-        trick = [cards[i + j][1] for j in range(3)]
-        winner = cards[i + 3][0] if i + 3 < len(cards) else last_winner
-        out.append((leader, trick, winner))
-    return out
 
 
 class RecordError(ValueError):
@@ -259,7 +223,7 @@ class SkatState:
         when ``player`` is given and is not the player to move)."""
         if player is not None and _seat(player, "player") != self._st[K.F_PLAYER]:
             return []
-        return _bits_list(*self._legal)
+        return action_ids(*self._legal)
 
     def is_legal(self, action: Any) -> bool:
         """Is ``action`` (an action id) legal now? O(1), no list is built; ``False`` for

@@ -49,7 +49,7 @@ import numba
 import numpy as np
 
 from ._random import check_run_seed
-from .actions import NUM_ACTIONS, action_to_string
+from .actions import NUM_ACTIONS, action_ids, action_to_string
 from .deal import SEED_MASK
 from .kernels import game as K
 from .kernels import policies as KP
@@ -616,9 +616,7 @@ class VecEnv:
         st = self.state[i]
         base, lo, hi = (int(x) for x in K.legal_set(st))
 
-        from .state import _bits_list
-
-        legal = _bits_list(base, lo, hi)
+        legal = action_ids(base, lo, hi)
         try:
             name = repr(action_to_string(action))
         except (ValueError, TypeError, IndexError):

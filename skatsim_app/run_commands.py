@@ -266,7 +266,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.backend == "ray" and not args.out:
         raise UsageError("--backend ray writes a run directory: give --out DIR")
     if args.out:
-        from skatsim.runs import is_run_dir, run_simulation
+        from skatsim.runs import is_run_dir
+        from skatsim.simulate import run_simulation
         from skatsim.simulate import summarize
 
         if not is_run_dir(args.out):

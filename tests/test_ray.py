@@ -11,7 +11,8 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from skatsim.runs import RunDir, run_simulation  # noqa: E402
+from skatsim.runs import RunDir  # noqa: E402
+from skatsim.simulate import run_simulation  # noqa: E402
 from agents.arena.tournament import resume_tournament, run_tournament  # noqa: E402
 
 TIMES = ["time_0", "time_1", "time_2"]

@@ -15,7 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from skatsim.runs import RunDir, run_simulation
+from skatsim.runs import RunDir
+from skatsim.simulate import run_simulation
 from agents.arena.tournament import load_tournament, resume_tournament, run_tournament
 
 TIMES = ["time_0", "time_1", "time_2"]

@@ -39,7 +39,8 @@ import numpy as np
 from numba import njit, prange
 
 from skatsim.actions import NUM_ACTIONS
-from skatsim.kernels.observe import OBS_LAYOUT, OBS_SIZE
+from skatsim.kernels.observe import O_DECLARER, O_PHASE, O_SEAT, OBS_LAYOUT, OBS_OFFSETS, OBS_SIZE
+from skatsim.layout import PH_DONE, PHASE_NAMES
 
 from ..learn.nets import checkpoint_files, dense_row, mlp_body, write_checkpoint
 from ..learn.nets import lazy_torch as _torch
@@ -54,20 +55,12 @@ __all__ = ["DMCAgent", "DMCModel", "DMCNet", "CheckpointError", "canonical", "se
 
 FORMAT = "skatsim.dmc"
 LAYOUT_VERSION = 1
-#: Phase names in the order of the observation's ``phase`` one-hot.
-PHASES: tuple[str, ...] = ("bidding", "skat", "discard", "declare", "kontra", "play")
+#: Phase names in the order of the observation's ``phase`` one-hot (the core's, less ``done``).
+PHASES: tuple[str, ...] = PHASE_NAMES[:PH_DONE]
 #: Every phase a model can learn.
 ALL_PHASES = PHASES
-_OFF = {}
-_p = 0
-for _n, _s in OBS_LAYOUT:
-    _OFF[_n] = (_p, _s)
-    _p += _s
 #: Observation parts with one entry (or one block) per absolute seat: rotated seat-relative.
 _PER_SEAT = ("to_move", "seat_bids", "passed", "declarer", "played", "voids", "trick_leader", "points", "tricks_won")
-_O_SEAT = _OFF["seat"][0]
-_O_PHASE = _OFF["phase"][0]
-_O_DECL = _OFF["declarer"][0]
 
 
 def seat_permutations() -> np.ndarray:
@@ -78,14 +71,14 @@ def seat_permutations() -> np.ndarray:
     block of seat ``(s + r) % 3``: the observer, then the next seat, then the one before.
 
     >>> p = seat_permutations()
-    >>> o, n = _OFF["declarer"]
-    >>> p[1, o:o + n].tolist() == [o + 1, o + 2, o]
+    >>> o = O_DECLARER
+    >>> p[1, o:o + 3].tolist() == [o + 1, o + 2, o]
     True
     """
     perm = np.tile(np.arange(OBS_SIZE, dtype=np.int64), (3, 1))
     for name in _PER_SEAT:
-        o, n = _OFF[name]
-        b = n // 3
+        part = OBS_OFFSETS[name]
+        o, b = part.start, (part.stop - part.start) // 3
         for s in range(3):
             for r in range(3):
                 src = (s + r) % 3
@@ -112,9 +105,9 @@ def canonical(obs: np.ndarray) -> np.ndarray:
 def _canon_rows(x, perm, out) -> None:
     for i in prange(x.shape[0]):
         s = 0
-        if x[i, _O_SEAT + 1] > 0:
+        if x[i, O_SEAT + 1] > 0:
             s = 1
-        elif x[i, _O_SEAT + 2] > 0:
+        elif x[i, O_SEAT + 2] > 0:
             s = 2
         p = perm[s]
         for j in range(x.shape[1]):
@@ -124,15 +117,15 @@ def _canon_rows(x, perm, out) -> None:
 def phase_of_rows(obs: np.ndarray) -> np.ndarray:
     """Phase index (into :data:`PHASES`; 6 = done) of each observation row."""
     x = np.asarray(obs)
-    return np.argmax(x[:, _O_PHASE:_O_PHASE + 7], axis=1)
+    return np.argmax(x[:, O_PHASE:O_PHASE + 7], axis=1)
 
 
 def role_of_rows(obs: np.ndarray) -> np.ndarray:
     """Role of the observer per observation row: 0 declarer, 1 the defender after the
     declarer (the declarer's next seat), 2 the defender before him, -1 no declarer yet."""
     x = np.asarray(obs)
-    seat = np.argmax(x[:, _O_SEAT:_O_SEAT + 3], axis=1)
-    dec = x[:, _O_DECL:_O_DECL + 3]
+    seat = np.argmax(x[:, O_SEAT:O_SEAT + 3], axis=1)
+    dec = x[:, O_DECLARER:O_DECLARER + 3]
     has = dec.max(axis=1) > 0
     d = np.argmax(dec, axis=1)
     return np.where(has, (seat - d) % 3, -1)
@@ -263,7 +256,7 @@ class DMCModel:
         x = np.ascontiguousarray(obs, dtype=np.float32)
         if x.ndim == 1:
             x = x[None, :]
-        seat = np.argmax(x[:, _O_SEAT:_O_SEAT + 3], axis=1).astype(np.int64)
+        seat = np.argmax(x[:, O_SEAT:O_SEAT + 3], axis=1).astype(np.int64)
         out = np.empty((x.shape[0], NUM_ACTIONS), np.float32)
         (w0, b0), (w1, b1), (w2, b2), (w3, b3) = self._w
         _q_rows(x, PERM, seat, w0, b0, w1, b1, w2, b2, w3, b3, self._nl, out)

@@ -32,14 +32,15 @@ OBS_LAYOUT: tuple[tuple[str, int], ...] = (
     ("trick", 96), ("points", 3), ("tricks_won", 3), ("legal", NUM_ACTIONS),
 )
 OBS_SIZE: int = sum(n for _, n in OBS_LAYOUT)
-_OFF = {}
+#: Where each part of :data:`OBS_LAYOUT` sits in the tensor (computed once, here).
+OBS_OFFSETS: dict[str, slice] = {}
 _pos = 0
 for _name, _n in OBS_LAYOUT:
-    _OFF[_name] = _pos
+    OBS_OFFSETS[_name] = slice(_pos, _pos + _n)
     _pos += _n
 (O_SEAT, O_PHASE, O_TO_MOVE, O_HAND, O_BID_LEVEL, O_SEAT_BIDS, O_PASSED, O_DECLARER, O_GAME, O_FLAGS,
  O_KONTRA, O_SKAT, O_DISCARD, O_OUVERT, O_PLAYED, O_VOIDS, O_TRICK_LEADER, O_TRICK, O_POINTS, O_TRICKS,
- O_LEGAL) = (_OFF[n] for n, _ in OBS_LAYOUT)
+ O_LEGAL) = (OBS_OFFSETS[n].start for n, _ in OBS_LAYOUT)
 
 _TOP_BID = float(BID_VALUES[-1])
 

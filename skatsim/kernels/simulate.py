@@ -46,7 +46,7 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from ..bits import _GOLDEN, assume_below, mix64, seat_stream
+from ..bits import GOLDEN, assume_below, mix64, seat_stream
 from ..bits import M64 as _M64
 from ..deal import deal_masks
 from . import game as G
@@ -84,7 +84,7 @@ RESULT_DTYPE = np.dtype([
 
 def seed_mul(seed: int) -> np.uint64:
     """``seed * golden mod 2**64``: the per-run constant of :func:`deal_seed_of`."""
-    return np.uint64((int(seed) * _GOLDEN) & _M64)
+    return np.uint64((int(seed) * GOLDEN) & _M64)
 
 
 def deal_seed_of(smul, index):
