@@ -24,6 +24,9 @@ if [ "${SKATSIM_NO_BROWSER:-0}" != "1" ] && ! { command -v chromium >/dev/null 2
          "the browser test will be skipped (install them to run it)"
   fi
 fi
+# numba compiles each kernel on first use and caches it: pay that once here, with a line per
+# step, instead of in the demo, the first run and every worker of the test suite
+.venv/bin/skatsim warmup
 if [ "${SKATSIM_SETUP_ONLY:-0}" != "1" ]; then
   .venv/bin/skatsim demo "$@"
 fi

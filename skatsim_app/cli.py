@@ -60,7 +60,7 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     from .game_commands import add_demo, add_play, add_solve
     from .run_commands import add_league, add_show, add_simulate, add_tournament
-    from .tool_commands import add_agents, add_bench, add_import_iss, add_train_bidding, add_train_dmc
+    from .tool_commands import add_agents, add_bench, add_import_iss, add_train_bidding, add_train_dmc, add_warmup
 
     p = argparse.ArgumentParser(
         prog="skatsim", description="Skat (ISkO) simulator and AI research toolkit.",
@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=_version(), help="print the version and exit")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", title="commands")
     for add in (add_play, add_demo, add_solve, add_tournament, add_league, add_simulate, add_show, add_agents,
-                add_import_iss, add_bench, add_train_bidding, add_train_dmc, _add_serve):
+                add_import_iss, add_bench, add_train_bidding, add_train_dmc, add_warmup, _add_serve):
         add(sub)
     return p
 

@@ -11,7 +11,8 @@ from typing import Any
 
 from .options import UsageError, add_progress, int_arg
 
-__all__ = ["add_agents", "add_import_iss", "add_bench", "add_train_bidding", "add_train_dmc", "source_tree"]
+__all__ = ["add_agents", "add_import_iss", "add_bench", "add_train_bidding", "add_train_dmc", "add_warmup",
+           "source_tree"]
 
 
 def source_tree() -> Path:
@@ -114,6 +115,24 @@ def add_bench(sub: Any) -> None:
                     help="benchmark name (agents, deals_per_second, solver ...); 'list' or nothing lists them")
     sp.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the script")
     sp.set_defaults(func=_cmd_bench, parser=sp)
+
+
+# ----------------------------------------------------------------------------- warmup
+
+
+def _cmd_warmup(args: argparse.Namespace) -> int:
+    from .warmup import warm_up
+
+    warm_up(lambda line: print(line, flush=True))
+    return 0
+
+
+def add_warmup(sub: Any) -> None:
+    sp = sub.add_parser("warmup", help="compile every numba kernel once, into the cache (setup.sh runs it)",
+                        description="Run a small piece of every engine path so numba compiles its kernels into "
+                                    "the on-disk cache: the first tournament, training or test run after an "
+                                    "install or an engine edit then starts at once.")
+    sp.set_defaults(func=_cmd_warmup, parser=sp)
 
 
 # ----------------------------------------------------------------------------- train-bidding

@@ -33,3 +33,41 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     return DATA
+
+
+# ----------------------------------------------------------------------------- areas and workers
+
+#: Test modules by area: each gets the area's marker (``pytest -m web`` runs the web tests
+#: alone, ``-m 'not train'`` leaves the trainings out). A prefix names every module it starts.
+AREAS: dict[str, tuple[str, ...]] = {
+    "web": ("test_web_",),
+    "rl": ("test_envs",),
+    "train": ("test_dmc", "test_neural_bidding", "test_bidding_data"),
+    "ray": ("test_ray",),
+    "lint": ("test_lint", "test_layers"),
+    # (modules whose helpers start the processes; elsewhere a test that starts one itself is found below)
+    "subprocess": ("test_cli", "test_human", "test_newcomer", "test_runs"),
+}
+
+#: Modules whose tests share a machine-wide resource: kept on one xdist worker, one at a time.
+GROUPS: dict[str, str] = {"test_ray": "ray", "test_web_browser": "browser"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    import inspect
+
+    for item in items:
+        stem = item.path.stem
+        for area, prefixes in AREAS.items():
+            if any(stem == p or (p.endswith("_") and stem.startswith(p)) for p in prefixes):
+                item.add_marker(getattr(pytest.mark, area))
+        if stem in GROUPS:
+            item.add_marker(pytest.mark.xdist_group(GROUPS[stem]))
+        fn = getattr(item, "function", None)
+        if fn is not None and "subprocess" not in item.keywords:
+            try:
+                src = inspect.getsource(fn)
+            except (OSError, TypeError):
+                continue
+            if "subprocess." in src:
+                item.add_marker(pytest.mark.subprocess)
