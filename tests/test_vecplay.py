@@ -170,16 +170,16 @@ def test_batch_agents_are_asked_once_per_step(lowest) -> None:
     assert PASS in df.attrs["actions"]
 
 
-def test_same_rows_as_todays_tournament_engines() -> None:
-    """The rows of today's tournament engines (Python Table and batch simulate) for the same boards."""
+def test_a_tournament_chunk_has_the_board_runner_s_rows() -> None:
+    """A tournament chunk's rows (compiled agents; a Python agent) are play_boards' for the same boards."""
     from agents.arena.tournament import TournamentConfig, arrangements, play_chunk
 
-    for agents, engine in (((("random",), ("rule_based",)), "batch"), ((("rule_based",), ("neural_bidder",)), "python")):
+    for agents, engine in (((("random",), ("rule_based",)), "compiled"), ((("rule_based",), ("neural_bidder",)), "python")):
         from agents.arena.base import AgentSpec
 
         specs = tuple(AgentSpec(a[0]) for a in agents)
-        nb = 6 if engine == "batch" else 3
-        cfg = TournamentConfig(specs, nb, seed=4, engine=engine)
+        nb = 6 if engine == "compiled" else 3
+        cfg = TournamentConfig(specs, nb, seed=4)
         ref = play_chunk(cfg, 0, nb)
         boards = [(derive_seed(4, i), i, tuple(specs[k] for k in arr)) for i in range(nb) for arr in arrangements(2)]
         df = play_boards(boards, slots=16)

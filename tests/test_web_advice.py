@@ -124,7 +124,7 @@ def test_a_replays_decisions_are_judged_by_the_seats_own_agent(valued, tmp_path:
     from agents import run_tournament
 
     run = tmp_path / "run"
-    run_tournament(["web_valued", "random"], 1, seed=3, engine="python", out=run, progress=False)
+    run_tournament(["web_valued", "random"], 1, seed=3, parallel="processes", out=run, progress=False)
     app = create_app(replay=[str(run), str(DATA / "iss_records.txt")], opponents=["random", "random"],
                      agent_mode="thread")
     with client(app) as c:

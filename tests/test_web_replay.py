@@ -37,7 +37,7 @@ def _replays_match(src) -> int:
 
 def test_python_engine_tournament_games_replay_exactly(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    r = run_tournament(["random", "rule_based"], 2, seed=3, engine="python", out=out, progress=False)
+    r = run_tournament(["random", "rule_based"], 2, seed=3, parallel="processes", out=out, progress=False)
     src = open_source(out)
     assert src.kind == "tournament" and len(src.games) == len(r.games) == 12
     assert _replays_match(src) == 12
@@ -217,7 +217,7 @@ def test_replay_api(tmp_path: Path) -> None:
     from skatsim_app.web import create_app
 
     out = tmp_path / "run"
-    run_tournament(["random", "rule_based"], 2, seed=3, engine="python", out=out, progress=False)
+    run_tournament(["random", "rule_based"], 2, seed=3, parallel="processes", out=out, progress=False)
     app = create_app(replay=[str(out), str(DATA / "iss_records.txt")], opponents=["random", "random"])
     with client(app) as c:
         srcs = c.get("/api/config").json()["sources"]

@@ -254,7 +254,7 @@ def replay_client(tmp_path_factory):
 
     here = Path(__file__).parent
     run = tmp_path_factory.mktemp("safety") / "run"
-    run_tournament(["rule_based", "random"], 1, seed=8, engine="python", out=run, progress=False)
+    run_tournament(["rule_based", "random"], 1, seed=8, parallel="processes", out=run, progress=False)
     app = create_app(replay=[str(run), str(here / "data" / "iss_records.txt")], opponents=["random", "random"],
                      agent_mode="thread")
     with client(app) as c:

@@ -301,7 +301,7 @@ def replay_tournament_game(cfg: dict[str, Any], deal_id: int, arrangement: str) 
     c = TournamentConfig.from_dict(cfg)
     arr = tuple("ABC".index(ch) for ch in arrangement)
     ds = derive_seed(c.seed, deal_id)
-    if c.engine == "batch":
+    if c.compiled:  # every agent compiled: the simulation replays it
         return replay_simulation_game([c.agents[k].engine_policy() for k in arr], c.seed, c.rules.to_dict(), deal_id)
     agents = [c.agents[k].make() for k in arr]
     game = Table(agents, SkatState.new_game(seed=ds, rules=c.rules), ds, deal_id, time_limit=c.time_limit,
