@@ -341,7 +341,7 @@ def tournament(n_deals: int, seed: int, workers: int, card_play: str, params: di
     nb = ("neural_bidder", {"card_play": card_play, **params})
     other = "rule_based" if card_play == "rule_based" else ("pimc", {"worlds": int(params.get("pimc_worlds", 32))})
     t = time.perf_counter()
-    res = run_tournament([nb, other], n_deals, seed, workers=workers, engine="python", out=out, progress=progress)
+    res = run_tournament([nb, other], n_deals, seed, workers=workers, parallel="processes", out=out, progress=progress)
     text = str(res)
     (out / "summary.txt").write_text(text + f"\n\n{n_deals} deals, seed {seed}, {time.perf_counter() - t:.0f} s\n")
     print(text)
