@@ -150,11 +150,13 @@ def test_the_layouts_are_free_of_numba() -> None:
     assert not {m for m in _imports(ROOT / "skatsim" / "layout.py") if m.split(".")[0] == "numba"}
 
 
-#: The one deliberate circle: ``SkatState``'s OpenSpiel-style conveniences (``observation``,
-#: ``resample_from_infostate``, ``to_record`` / ``from_record``) import their modules lazily,
-#: which import ``SkatState`` back.
+#: The deliberate circles, each a convenience on a human-facing class: ``SkatState``'s
+#: OpenSpiel-style methods (``observation``, ``resample_from_infostate``, ``to_record`` /
+#: ``from_record``) import their modules lazily, which import ``SkatState`` back; and
+#: ``CardSet.sorted(game)`` takes the display order from the rules' strength order
+#: (``skatsim.rules`` is built on ``skatsim.cards``' constants).
 FACADE = {("skatsim.state", "skatsim.observation"), ("skatsim.state", "skatsim.infostate"),
-          ("skatsim.state", "skatsim.records")}
+          ("skatsim.state", "skatsim.records"), ("skatsim.cards", "skatsim.rules")}
 
 
 @pytest.mark.parametrize("lazy", [False, True], ids=["module_level", "every_import"])
