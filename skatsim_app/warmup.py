@@ -39,6 +39,7 @@ def _vec() -> None:
 
     env = VecEnv(8, seed=1, policies=[None, "rule_based", "random"])
     buf = env.record(TrajectoryBuffer(256, 8))
+    assert buf is not None
     env.reset()
     rng = np.arange(8, dtype=np.int64)
     for _ in range(40):
