@@ -83,6 +83,34 @@ def _write_table(df: Any, folder: str, name: str, fmt: str | None) -> str | None
 # ----------------------------------------------------------------------------- tournament
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds >= 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds expected, got {text!r}") from None
+    if not 0 <= v < float("inf"):
+        raise argparse.ArgumentTypeError(f"a number of seconds >= 0 expected (0: no limit), got {text}")
+    return v
+
+
+def _add_time_limit(sp: Any) -> None:
+    # the default is agents.arena.seat.DEFAULT_TIME_LIMIT (not imported here: it loads the engine;
+    # tests/test_newcomer.py checks the text against it)
+    sp.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                    help="per-decision limit on the agent's own CPU time (default 30; 0: no limit; numba's "
+                         "compiling on a kernel's first call is not counted); an agent over it (or raising, or "
+                         "playing an illegal action) loses the game by rule and the error is counted; one that "
+                         "waits instead of computing is stopped after 10 x the limit + 1 s")
+
+
+def _time_limit(args: argparse.Namespace) -> float | None:
+    """``--time-limit``, or the default (:data:`agents.arena.seat.DEFAULT_TIME_LIMIT`)."""
+    from agents.arena.seat import DEFAULT_TIME_LIMIT
+
+    return DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
+
+
 def _parallel(args: argparse.Namespace) -> str | None:
     """``--parallel``, or what the retired ``--engine`` meant (with a note on stderr)."""
     engine = getattr(args, "engine", None)
@@ -137,7 +165,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     r = run_tournament(args.agents, args.deals or 1000, DEFAULT_SEED if args.seed is None else args.seed,
                        rules=rules_of(args), workers=workers, progress=not args.no_progress,
                        parallel=parallel, out=args.out, backend=args.backend, address=args.address,
-                       time_limit=args.time_limit, chunk_size=args.chunk_size)
+                       time_limit=_time_limit(args), chunk_size=args.chunk_size)
     print(r)
     el = r.games.attrs.get("elapsed_s")
     if el:
@@ -170,9 +198,7 @@ def add_tournament(sub: Any) -> None:
     sp.add_argument("--resume", metavar="DIR", default=None,
                     help="finish the tournament of run directory DIR (agents and settings from its manifest)")
     add_backend(sp)
-    sp.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                    help="per-decision limit on the agent's own CPU time; an agent over it (or raising, or "
-                         "playing an illegal action) loses the game by rule and the error is counted")
+    _add_time_limit(sp)
     sp.add_argument("--chunk-size", type=deals_arg(what="a board count"), default=None,
                     help="boards per unit of work / shard (default: 20,000 on threads, at most 25 in processes)")
     sp.set_defaults(func=_cmd_tournament, parser=sp)
@@ -191,7 +217,7 @@ def _cmd_league(args: argparse.Namespace) -> int:
         from skatsim.runs import read_manifest
 
         refuse_unused(args, {"deals": "is the resumed league's", "seed": "is the resumed league's",
-                             "out": "is not used with --resume DIR"})
+                             "time_limit": "is the resumed league's", "out": "is not used with --resume DIR"})
         if args.agents:
             raise UsageError("--resume DIR takes the agents from DIR's manifest; give no agents")
         cfg = read_manifest(args.resume)["config"]
@@ -201,6 +227,7 @@ def _cmd_league(args: argparse.Namespace) -> int:
         from skatsim.options import SkatRules
 
         out, deals, seed, rules = args.resume, cfg["n_deals"], cfg["seed"], SkatRules.from_dict(cfg["rules"])
+        time_limit = cfg.get("time_limit")  # (leagues before the default limit had none)
     else:
         if len(args.agents) < 3:
             raise UsageError(f"a league seats 3 or more agents, got {len(args.agents)} (for 2: skatsim tournament)")
@@ -211,12 +238,13 @@ def _cmd_league(args: argparse.Namespace) -> int:
                 check_new_out(args.out, "the league")
         agents, out, deals = args.agents, args.out, args.deals or 1000
         seed, rules = DEFAULT_SEED if args.seed is None else args.seed, rules_of(args)
+        time_limit = _time_limit(args)
     if out:
         args.resume_hint = f"skatsim league --resume {out}"
         _note_damaged("league", out)
     r = run_league(agents, deals, seed, rules=rules, workers=args.workers or default_workers(),
                    progress=not args.no_progress, out=out, parallel=_parallel(args), backend=args.backend,
-                   address=args.address)
+                   address=args.address, time_limit=time_limit)
     print(r)
     if out:
         print(f"results in {out} (skatsim show {out})")
@@ -244,6 +272,7 @@ def add_league(sub: Any) -> None:
     add_out(sp, "league folder: a run directory per pair and the league's manifest (resumable)")
     sp.add_argument("--resume", metavar="DIR", default=None, help="finish the league in DIR")
     add_backend(sp)
+    _add_time_limit(sp)
     sp.add_argument("--plot", metavar="FILE.png", default=None,
                     help="draw the margin matrix and the ratings with their intervals (needs matplotlib)")
     sp.set_defaults(func=_cmd_league, parser=sp, format=None)

@@ -459,3 +459,24 @@ def test_a_damaged_shard_is_reported_and_played_again(tmp_path, capsys) -> None:
     from skatsim.runs import RunDir
 
     assert RunDir.open(out).damaged() == {}
+
+
+def test_a_tournament_has_a_default_time_limit_that_can_be_raised_or_switched_off(tmp_path, monkeypatch) -> None:
+    from agents import run_tournament
+    from agents.arena.play import play
+    from agents.arena.tournament.config import DEFAULT_TIME_LIMIT
+    from skatsim.runs import read_manifest
+
+    assert DEFAULT_TIME_LIMIT == 30.0
+    assert run_tournament(["random", "rule_based"], 1, progress=False, workers=1).config.time_limit == 30.0
+    assert run_tournament(["random", "rule_based"], 1, progress=False, workers=1, time_limit=0).config.time_limit \
+        is None
+    for flag, want in (([], 30.0), (["--time-limit", "0"], None), (["--time-limit", "120"], 120.0)):
+        out = tmp_path / f"t{len(flag)}{want}"
+        assert main(["tournament", "random", "rule_based", "--deals", "1", "--no-progress", "--workers", "1",
+                     "--out", str(out), *flag]) == 0
+        assert read_manifest(out)["config"]["time_limit"] == want
+    monkeypatch.syspath_prepend(str(ROOT / "tests"))
+    g = play(["my_agents:Sleeper", "random", "random"], seed=1, time_limit=0.1, on_error="forfeit")
+    assert g.errors and "did not answer within 2 s of waiting (10 x the time limit of 0.1 s + 1 s; it used " \
+        in g.error_text

@@ -50,7 +50,7 @@ from skatsim.state import SkatState
 
 from .base import AgentSpec, make_agent
 from .seat import (FORFEIT, HIDDEN, ON_ERROR, AgentError, IllegalActionError, Seat, TimeLimitError, agent_clock,
-                   check_action, decide, error_seats, error_traceback, failure_action)
+                   check_action, decide, error_seats, error_traceback, failure_action, time_limit_of)
 
 # the seating contract's names, here where the table uses them (their home: agents.arena.seat)
 __all__ = ["play_game", "play", "PlayedGame", "Table", "AgentError", "IllegalActionError", "TimeLimitError",
@@ -87,7 +87,7 @@ class Table:
     seat to move, validates and applies its action; :meth:`run` plays to the end.
     ``decision_time`` and ``decisions`` accumulate per seat.
 
-    ``time_limit``: seconds per decision (``None``: no limit). ``on_error``: ``"raise"``
+    ``time_limit``: seconds per decision (``None`` or 0: no limit). ``on_error``: ``"raise"``
     (an :class:`AgentError` leaves the table) or ``"forfeit"`` (recorded in ``errors``, and
     the game is settled by the rules of the module docstring; ``result`` is then the
     settlement, ``over`` tells whether the game has ended).
@@ -98,10 +98,7 @@ class Table:
                  time_limit: float | None = None, on_error: str = "raise") -> None:
         if on_error not in ON_ERROR:
             raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
-        if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
-                                       or not time_limit > 0):
-            raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
-        self.time_limit = None if time_limit is None else float(time_limit)
+        self.time_limit = time_limit_of(time_limit)
         self.on_error = on_error
         self.errors: list[AgentError] = []
         self.forfeit: GameResult | None = None

@@ -9,8 +9,9 @@ seat Python agents through :class:`Seat`, so they keep one contract:
   (at the deal, or later with the actions so far shown to it);
 - **observe**: every action at the table goes to ``agent.observe(seat, action)``, the
   declarer's discards as :data:`HIDDEN` to the other seats;
-- **act**: ``agent.act(observation)`` is timed on :func:`agent_clock`, limited to
-  ``time_limit`` seconds and checked against the state's legal actions (:func:`decide`);
+- **act**: ``agent.act(observation)`` is timed on :func:`agent_clock` (the time numba
+  spends compiling or loading a kernel on its first call in the process not counted), limited
+  to ``time_limit`` seconds and checked against the state's legal actions (:func:`decide`);
 - **the failure rule**: an agent that raises, returns an illegal action or runs out of time
   has passed when it failed in the bidding or at Kontra/Re (:func:`failure_action`);
   anywhere else the game ends, settled by the core's forfeit rule
@@ -31,10 +32,14 @@ its seats see the environment's observations and history.
 from __future__ import annotations
 
 import gc
+import signal
+import sys
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
+from numba.core import event as _event
 
 from skatsim.actions import PASS, action_to_string
 from skatsim.bits import seat_stream
@@ -44,8 +49,8 @@ if TYPE_CHECKING:
     from skatsim.vec import VecEnv
 
 __all__ = ["Seat", "SlotSeats", "HIDDEN", "FORFEIT", "ON_ERROR", "AgentError", "IllegalActionError",
-           "TimeLimitError", "agent_clock", "agent_name", "decide", "check_action", "failure_action",
-           "error_traceback", "error_seats"]
+           "TimeLimitError", "DEFAULT_TIME_LIMIT", "time_limit_of", "agent_clock", "backstop", "agent_name", "decide",
+           "check_action", "failure_action", "error_traceback", "error_seats"]
 
 #: What a loop does when an agent fails: raise, or record it and settle the game by rule.
 ON_ERROR = ("raise", "forfeit")
@@ -55,6 +60,13 @@ HIDDEN = -1
 
 #: :func:`failure_action`'s answer when the game ends by the forfeit rule.
 FORFEIT = -1
+
+#: Seconds of its own CPU time an agent may take per decision in a tournament or league
+#: unless the run says otherwise (``time_limit=0`` or ``None``, ``--time-limit 0``: no
+#: limit). An agent over it is interrupted and loses the game by the failure rule; one that
+#: waits instead of computing is stopped after :func:`backstop` seconds; the time numba spends
+#: compiling (or loading) a kernel on its first call in a process is not counted (:func:`decide`).
+DEFAULT_TIME_LIMIT = 30.0
 
 
 class AgentError(RuntimeError):
@@ -84,7 +96,7 @@ class TimeLimitError(AgentError, TimeoutError):
 
 class _Alarm(BaseException):
     """Raised by the timer signal handler inside a slow agent (a BaseException, so an agent's
-    ``except Exception`` cannot swallow it)."""
+    ``except Exception`` cannot swallow it); ``args[0]`` is True for the wall-clock backstop."""
 
 
 def agent_clock() -> float:
@@ -94,15 +106,69 @@ def agent_clock() -> float:
     return time.process_time()
 
 
-class _deadline:
-    """Interrupt the ``with`` body once it has used ``seconds`` of CPU time (POSIX, main
-    thread only; elsewhere a no-op and the table only checks the time afterwards).
+def time_limit_of(time_limit: object) -> float | None:
+    """A per-decision limit: seconds > 0 as a float, ``None`` for no limit (given as 0 or
+    ``None``), else ``ValueError``.
 
-    The CPU timer (``ITIMER_PROF``) is sampled at the kernel's tick, so an interrupt comes
-    within about one tick (4-10 ms) of the limit; it repeats every millisecond until the
-    body stops, in case the first one lands where Python cannot raise it (a ``__del__``).
-    A wall-clock backstop (``ITIMER_REAL``, 10 x the limit + 1 s) stops an agent that
-    waits instead of computing. Interrupts never escape the ``with`` block: after it they
+    >>> time_limit_of(DEFAULT_TIME_LIMIT), time_limit_of(0), time_limit_of(None)
+    (30.0, None, None)
+    """
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not 0 <= time_limit < float("inf")):
+        raise ValueError(f"time_limit must be a number of seconds >= 0 (0 or None: no limit), got {time_limit!r}")
+    return float(time_limit) if time_limit else None
+
+
+def backstop(seconds: float) -> float:
+    """The wall-clock seconds an agent may wait (not compute) in one decision under a CPU-time
+    limit of ``seconds``: 10 x the limit + 1 s.
+
+    >>> backstop(30.0)
+    301.0
+    """
+    return 10 * seconds + 1.0
+
+
+class _CompilerPause(_event.Listener):
+    """Numba's compiler lock, seen from a decision: while the deciding thread holds it (a
+    kernel compiled, or loaded from the on-disk cache, on its first call in this process),
+    the decision's timers are paused and the time is not counted."""
+
+    def __init__(self, clock: "_deadline") -> None:
+        self.clock = clock
+        self.thread = threading.get_ident()
+        self.depth = 0
+        self.t0 = 0.0
+
+    def on_start(self, event: Any) -> None:
+        if threading.get_ident() != self.thread:
+            return
+        self.depth += 1
+        if self.depth == 1:
+            self.t0 = agent_clock()
+            self.clock.pause()
+
+    def on_end(self, event: Any) -> None:
+        if threading.get_ident() != self.thread or self.depth == 0:
+            return
+        self.depth -= 1
+        if self.depth == 0:
+            self.clock.excluded += agent_clock() - self.t0
+            self.clock.resume()
+
+
+class _deadline:
+    """A decision's clock: the CPU time of the ``with`` body (:meth:`used`) less the time it
+    spent in numba's compiler, and, with ``seconds``, an interrupt once that is over ``seconds``
+    (POSIX, main thread only; elsewhere the table only checks the time afterwards).
+
+    The CPU timer (``ITIMER_PROF``) is sampled at the kernel's tick; when it fires the handler
+    reads the clock and raises only past the limit, and it repeats every millisecond until the
+    body stops (in case an interrupt lands where Python cannot raise it, a ``__del__``). A
+    wall-clock backstop (``ITIMER_REAL``, :func:`backstop`) stops an agent that waits instead
+    of computing. Both are paused while numba compiles (a cold cache: 30-300 CPU-s for the
+    search agents' kernels on their first decision in a process), so a default limit never
+    forfeits a game for a compile. Interrupts never escape the ``with`` block: after it they
     are ignored, and inside it the ones Python reports as unraisable are silenced.
     """
 
@@ -110,17 +176,27 @@ class _deadline:
         self.seconds = seconds
         self.armed = False
         self.active = False
+        self.excluded = 0.0  # CPU seconds in numba's compiler
+        self.t0 = 0.0
+        self.t1: float | None = None  # the clock at the end of the body
+        self._paused: tuple[float, float] | None = None
+
+    def used(self) -> float:
+        """CPU seconds counted (so far, or in all once the body is over), compiling excluded."""
+        return (agent_clock() if self.t1 is None else self.t1) - self.t0 - self.excluded
 
     def __enter__(self) -> "_deadline":
-        import signal
-        import sys
-        import threading
-
+        self._listener = _CompilerPause(self)
+        _event.register("numba:compiler_lock", self._listener)
         if (self.seconds is not None and hasattr(signal, "setitimer")
                 and threading.current_thread() is threading.main_thread()):
             def on_timer(signum: int, frame: Any) -> None:
-                if self.active:
-                    raise _Alarm()
+                if not self.active:
+                    return
+                if signum == signal.SIGALRM:
+                    raise _Alarm(True)
+                if self.used() >= self.seconds:  # type: ignore[operator]
+                    raise _Alarm(False)
 
             def hook(unraisable: Any) -> None:
                 if not isinstance(unraisable.exc_value, _Alarm):
@@ -130,16 +206,35 @@ class _deadline:
             self._old_hook = sys.unraisablehook
             sys.unraisablehook = hook
             self.active = self.armed = True
+            self.t0 = agent_clock()
             signal.setitimer(signal.ITIMER_PROF, self.seconds, 0.001)
-            signal.setitimer(signal.ITIMER_REAL, 10 * self.seconds + 1.0, 0.001)
+            signal.setitimer(signal.ITIMER_REAL, backstop(self.seconds), 0.001)
+        else:
+            self.t0 = agent_clock()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.active = False
-        if self.armed:
-            import signal
-            import sys
+    def pause(self) -> None:
+        """Stop the timers (numba compiles)."""
+        if self.armed and self.active:
+            self.active = False
+            prof = signal.setitimer(signal.ITIMER_PROF, 0)[0]
+            real = signal.setitimer(signal.ITIMER_REAL, 0)[0]
+            self._paused = (prof or 0.001, real or 0.001)
 
+    def resume(self) -> None:
+        """Restart the timers where :meth:`pause` stopped them."""
+        if self.armed and self._paused is not None:
+            prof, real = self._paused
+            self._paused = None
+            self.active = True
+            signal.setitimer(signal.ITIMER_PROF, prof, 0.001)
+            signal.setitimer(signal.ITIMER_REAL, real, 0.001)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.t1 = agent_clock()
+        self.active = False
+        _event.unregister("numba:compiler_lock", self._listener)
+        if self.armed:
             signal.setitimer(signal.ITIMER_PROF, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGPROF, self._old[0])
@@ -173,7 +268,9 @@ def decide(agent: Any, obs: Any, seat: int, phase: str, legal: Sequence[int],
 
     The action is checked against ``legal`` (the state's legal actions, never the agent's
     copy of the list). Raises :class:`AgentError` when the agent raises,
-    :class:`TimeLimitError` past ``time_limit`` seconds (:func:`agent_clock`) and
+    :class:`TimeLimitError` past ``time_limit`` seconds of CPU time (:func:`agent_clock`, less
+    the time numba spent compiling: a kernel's first call in a process never forfeits a game)
+    or of :func:`backstop` seconds of waiting, and
     :class:`IllegalActionError` for an action not in ``legal``; the error's
     ``decision_time`` is the time the decision counts (``None`` when the agent raised).
     :class:`Seat` decides through it.
@@ -181,14 +278,17 @@ def decide(agent: Any, obs: Any, seat: int, phase: str, legal: Sequence[int],
     name = agent_name(agent)
     collect = gc.isenabled()
     gc.disable()  # the interpreter's garbage collection is the table's time, not the agent's
-    t0 = agent_clock()
+    clock = _deadline(time_limit)
     try:
-        with _deadline(time_limit):
+        with clock:
             action = agent.act(obs)
-    except _Alarm:
-        dt = agent_clock() - t0
-        raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {time_limit:g} s in phase "
-                             f"{phase} (interrupted after {dt:.3f} s of CPU time)", agent=name, seat=seat,
+    except _Alarm as alarm:
+        dt = clock.used()
+        assert time_limit is not None
+        why = (f"did not answer within {backstop(time_limit):g} s of waiting (10 x the time limit of {time_limit:g} s "
+               f"+ 1 s; it used {dt:.3f} s of CPU time)" if alarm.args and alarm.args[0] else
+               f"exceeded the time limit of {time_limit:g} s (interrupted after {dt:.3f} s of CPU time)")
+        raise TimeLimitError(f"agent {name!r} (seat {seat}) {why} in phase {phase}", agent=name, seat=seat,
                              phase=phase, decision_time=dt) from None
     except Exception as e:
         raise AgentError(f"agent {name!r} (seat {seat}) raised {type(e).__name__} in phase "
@@ -196,7 +296,7 @@ def decide(agent: Any, obs: Any, seat: int, phase: str, legal: Sequence[int],
     finally:
         if collect:
             gc.enable()
-    dt = agent_clock() - t0
+    dt = clock.used()
     if time_limit is not None and dt > time_limit:
         raise TimeLimitError(f"agent {name!r} (seat {seat}) exceeded the time limit of {time_limit:g} s in phase "
                              f"{phase} ({dt:.3f} s of CPU time)", agent=name, seat=seat, phase=phase,

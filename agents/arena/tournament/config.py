@@ -15,16 +15,15 @@ from dataclasses import dataclass
 from itertools import permutations
 from typing import Any, Sequence
 
-import numpy as np
-
-from skatsim._random import SeedLike, to_seed
+from skatsim._random import SeedLike, check_deal_count, check_run_seed
 from skatsim.options import ISKO, SkatRules
 from skatsim.table import RESULT_COLUMNS
 
 from ..base import AgentObject, AgentSpec, SpecLike, as_spec
+from ..seat import DEFAULT_TIME_LIMIT, time_limit_of
 
 __all__ = ["TournamentConfig", "make_config", "arrangements", "arrangement_text", "GAME_COLUMNS",
-           "TOURNAMENT_FORMAT"]
+           "TOURNAMENT_FORMAT", "DEFAULT_TIME_LIMIT", "time_limit_of"]
 
 TOURNAMENT_FORMAT = "skatsim-tournament/1"
 
@@ -156,20 +155,16 @@ class TournamentConfig:
 
 
 def make_config(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
-                time_limit: float | None = None) -> TournamentConfig:
-    """Validate the arguments of :func:`run_tournament` into a :class:`TournamentConfig`."""
+                time_limit: float | None = DEFAULT_TIME_LIMIT) -> TournamentConfig:
+    """Validate the arguments of :func:`run_tournament` into a :class:`TournamentConfig`
+    (``time_limit``: :func:`time_limit_of`)."""
     if isinstance(agents, (str, AgentSpec, AgentObject)) or len(agents) not in (2, 3):
         raise ValueError(f"a tournament seats 2 or 3 agents, got {agents!r}")
     specs = tuple(as_spec(a) for a in agents)
-    if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
-        raise ValueError(f"n_deals must be a positive int, got {n_deals!r}")
+    n_deals = check_deal_count(n_deals)
     if not isinstance(rules, SkatRules):
         raise TypeError(f"rules must be a SkatRules, got {type(rules).__name__}")
-    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
-                                   or not time_limit > 0):
-        raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
-    return TournamentConfig(specs, int(n_deals), to_seed(seed), rules,
-                            None if time_limit is None else float(time_limit))
+    return TournamentConfig(specs, n_deals, check_run_seed(seed), rules, time_limit_of(time_limit))
 
 
 def retired_engine(engine: str | None, parallel: str | None) -> str | None:

@@ -44,11 +44,11 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from skatsim._random import SeedLike, to_seed
+from skatsim._random import SeedLike, check_deal_count, check_run_seed
 from skatsim.options import ISKO, SkatRules
 
 from ..base import SpecLike, as_spec
-from .config import retired_engine
+from .config import DEFAULT_TIME_LIMIT, retired_engine, time_limit_of
 from .runner import load_tournament, run_tournament
 from .stats import board_margins, mean_ci
 
@@ -284,7 +284,7 @@ class LeagueResult:
 def run_league(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
                workers: int = 1, progress: bool = True, out: str | os.PathLike[str] | None = None,
                parallel: str | None = None, backend: str = "local", address: str | None = None,
-               time_limit: float | None = None, engine: str | None = None) -> LeagueResult:
+               time_limit: float | None = DEFAULT_TIME_LIMIT, engine: str | None = None) -> LeagueResult:
     """Play a league of 3 or more agents (see the module docstring): every pair's duplicate
     tournament on the same ``n_deals`` boards of ``seed``. ``out``: a folder holding a run
     directory per pair and the league's manifest; the same call on it resumes (a different
@@ -297,9 +297,10 @@ def run_league(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, 
     if len(specs) < 3:
         raise ValueError(f"a league needs 3 or more agents (for 2, run a tournament), got {len(specs)}")
     labels = _labels(specs)
-    seed = to_seed(seed)
-    config = {"agents": [s.to_dict() for s in specs], "labels": labels, "n_deals": int(n_deals), "seed": seed,
-              "rules": rules.to_dict(), "rules_version": rules.version}
+    seed = check_run_seed(seed)
+    config = {"agents": [s.to_dict() for s in specs], "labels": labels, "n_deals": check_deal_count(n_deals),
+              "seed": seed,
+              "rules": rules.to_dict(), "rules_version": rules.version, "time_limit": time_limit_of(time_limit)}
     folder = None if out is None else Path(out)
     if folder is not None:
         if (folder / "manifest.json").is_file():
@@ -307,6 +308,7 @@ def run_league(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, 
             if old.get("kind") != LEAGUE_KIND:
                 raise ValueError(f"{os.fspath(folder)!r} holds a {old.get('kind')} run, not a league")
             recorded = {k: v for k, v in old["config"].items() if k != "engine"}  # (retired)
+            recorded.setdefault("time_limit", None)  # (leagues before the default limit had none)
             if recorded != config:
                 diff = [k for k in config if recorded.get(k) != config[k]]
                 raise ValueError(f"{os.fspath(folder)!r} holds another league (differs in {', '.join(diff)}); "

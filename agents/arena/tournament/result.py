@@ -57,7 +57,7 @@ class TournamentResult:
                 letters.setdefault(letter, str(name))
         labels = [letters[k] for k in sorted(letters)]
         cfg = TournamentConfig(tuple(RecordedAgent({"name": n, "params": {}, "object": "?"}) for n in labels),
-                               int(games["deal_id"].nunique()), -1, ISKO)
+                               int(games["deal_id"].nunique()), -1, ISKO, None)
         return cls(games, cfg)
 
     @property

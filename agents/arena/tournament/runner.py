@@ -20,7 +20,7 @@ from skatsim.parallel import BACKENDS
 from skatsim.runs import versions
 
 from ..base import SpecLike
-from .config import TournamentConfig, make_config, retired_engine
+from .config import DEFAULT_TIME_LIMIT, TournamentConfig, make_config, retired_engine
 from .engine import games_frame, iter_chunks, plan, sort_games
 from .result import TournamentResult
 from .stats import mean_ci, sf_diffs
@@ -35,7 +35,7 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
                    workers: int = 1, progress: bool = True, parallel: str | None = None,
                    chunk_size: int | None = None, out: str | os.PathLike[str] | None = None,
                    backend: str = "local", address: str | None = None,
-                   time_limit: float | None = None, engine: str | None = None) -> "TournamentResult":
+                   time_limit: float | None = DEFAULT_TIME_LIMIT, engine: str | None = None) -> "TournamentResult":
     """Play a duplicate tournament of 2 or 3 agents (see the module docstring).
 
     Args:
@@ -58,9 +58,12 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
         backend: ``"local"`` or ``"ray"`` (:mod:`skatsim.parallel`).
         address: with ``backend="ray"``: an existing cluster (``"auto"``, ``"ray://host:10001"``);
             default a local Ray.
-        time_limit: seconds per decision of a Python agent (compiled agents cannot fail). An
-            agent that raises, returns an illegal action or runs over is recorded in
-            ``error``/``error_seats`` and the game is settled by rule (:mod:`agents.arena.seat`).
+        time_limit: seconds of its own CPU time per decision of a Python agent (compiled agents
+            cannot fail): :data:`~agents.arena.seat.DEFAULT_TIME_LIMIT` (30) unless given, 0 or
+            ``None`` for none; one that waits is stopped after 10 x the limit + 1 s, and numba's
+            compiling is not counted. An agent that raises, returns an illegal action or runs
+            over is recorded in ``error``/``error_seats`` and the game is settled by rule
+            (:mod:`agents.arena.seat`).
         engine: retired (one engine plays every game); ``"batch"`` / ``"python"`` still
             mean ``parallel="threads"`` / ``"processes"``, with a DeprecationWarning.
     """
