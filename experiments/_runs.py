@@ -151,3 +151,73 @@ def check_types(cfg: dict[str, Any], defaults: dict[str, Any], where: str = "") 
             raise ConfigError(f"config entry {key!r} must be a list, got {v!r}")
         elif isinstance(default, str) and not isinstance(v, str):
             raise ConfigError(f"config entry {key!r} must be text, got {v!r}")
+
+
+# ----------------------------------------------------------------------------- live training logs
+
+
+def check_tensorboard() -> None:
+    """``--tensorboard DIR`` needs the ``tensorboard`` package (``pip install
+    "skatsim[tensorboard]"``): refused before any work without it."""
+    try:
+        import tensorboard  # noqa: F401
+    except ImportError:
+        raise ConfigError('--tensorboard needs the tensorboard package: pip install "skatsim[tensorboard]" '
+                          "(or pip install tensorboard)") from None
+
+
+class TensorBoardLog:
+    """A training's log rows, also as TensorBoard scalars (``torch.utils.tensorboard``) in
+    ``ROOT/<run name>``, written as they come, so ``tensorboard --logdir ROOT`` shows the
+    curves live and the runs under ROOT side by side. A row's numbers go in by name:
+    ``eval_x`` as ``eval/x``, ``val_x`` as ``val/x``, ``train_x`` and the rest as
+    ``train/...``; ``step`` (``frames``, ``epoch``) is the x axis and, with the other
+    counters in ``skip``, no curve of its own. ``root=None``: nothing is written.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     tb = TensorBoardLog(d, Path("runs/x__1__2"), step="epoch")
+    ...     tb.write({"epoch": 1, "train_loss": 0.5, "val_log_loss": 0.4, "eval_margin": float("nan")})
+    ...     tb.close()
+    ...     sorted(p.parent.name for p in Path(d).rglob("events.out.tfevents.*"))
+    ['x__1__2']
+    >>> TensorBoardLog.tag("eval_margin"), TensorBoardLog.tag("val_log_loss"), TensorBoardLog.tag("loss")
+    ('eval/margin', 'val/log_loss', 'train/loss')
+    """
+
+    def __init__(self, root: str | Path | None, run: Path, *, step: str,
+                 skip: Sequence[str] = ("round", "frames", "games", "seconds", "epoch")) -> None:
+        self.step, self.skip = step, set(skip) | {step}
+        self.writer: Any = None
+        if root is not None:
+            check_tensorboard()
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.folder = Path(root) / run.name
+            self.writer = SummaryWriter(log_dir=str(self.folder))
+
+    @staticmethod
+    def tag(key: str) -> str:
+        """The TensorBoard tag of log column ``key``."""
+        for prefix in ("eval", "val", "train"):
+            if key.startswith(prefix + "_"):
+                return f"{prefix}/{key[len(prefix) + 1:]}"
+        return f"train/{key}"
+
+    def write(self, row: dict[str, Any]) -> None:
+        """Row ``row``'s finite numbers at step ``row[step]``, flushed to disk at once."""
+        if self.writer is None:
+            return
+        import math
+        import numbers
+
+        step = int(row[self.step])
+        for k, v in row.items():
+            if (k not in self.skip and isinstance(v, numbers.Real) and not isinstance(v, bool)
+                    and math.isfinite(v)):
+                self.writer.add_scalar(self.tag(k), float(v), step)
+        self.writer.flush()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()

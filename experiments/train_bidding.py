@@ -20,7 +20,8 @@ A run writes ``<runs_dir>/<study>__<seed>__<time>/``: ``manifest.json`` (the con
 commit and command line; :mod:`skatsim.runs`), ``metrics.json``,
 ``history.csv``, ``calibration.csv``, ``calibration.png``, ``model.pt`` + ``model.json``, and
 ``checkpoint.pt`` after every epoch (``--resume RUN`` goes on from it after a Ctrl-C or a
-crash). It prints the validation metrics and the reliability table. Nothing is written
+crash); with ``--tensorboard DIR`` each epoch's losses also as TensorBoard scalars in
+``DIR/<run name>``, written as they come. It prints the validation metrics and the reliability table. Nothing is written
 into the source tree: the shipped model (``agents/models/``) changes only with an explicit
 ``--ship NAME`` (``--force`` to replace an existing one).
 
@@ -46,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments._runs import check_types, merge_config, nested_config  # noqa: E402
+from experiments._runs import TensorBoardLog, check_tensorboard, check_types, merge_config, nested_config  # noqa: E402
 
 DEFAULTS: dict[str, Any] = {
     "study": "train_bidding",
@@ -157,10 +158,12 @@ def plot_calibration(table: list[dict[str, float]], path: Path, title: str) -> N
     plt.close(fig)
 
 
-def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = None) -> dict[str, Any]:
+def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = None,
+          tensorboard: str | None = None) -> dict[str, Any]:
     """Run one training (see the module docstring); returns the metrics dict. ``resume``: a
     run directory of an interrupted training of the same config (it goes on from its last
-    finished epoch)."""
+    finished epoch). ``tensorboard``: a folder; every epoch's row of ``history.csv`` also goes
+    to TensorBoard in ``tensorboard/<run name>`` as it comes (:class:`experiments._runs.TensorBoardLog`)."""
     import torch
 
     from agents.players.neural_bidding import BiddingNet, CONTEXT, save_checkpoint
@@ -229,6 +232,7 @@ def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = No
         best_state = ck["best_state"]
         print(f"resuming after epoch {start}", file=sys.stderr)
     epochs = int(tc["max_epochs"])
+    tb = TensorBoardLog(tensorboard, run, step="epoch")
     bar = tqdm(range(start, epochs), desc="train", unit="epoch", disable=not progress, initial=start, total=epochs)
     for ep_i in bar:
         if bad >= int(tc["patience"]):
@@ -252,6 +256,7 @@ def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = No
             tot += float(loss.detach()) * len(b)
         vll, vmae, _ = evaluate(va)
         history.append({"epoch": ep_i + 1, "train_loss": tot / len(tr), "val_log_loss": vll, "val_e_mae": vmae})
+        tb.write(history[-1])
         bar.set_postfix_str(f"val log-loss {vll:.4f}, E MAE {vmae:.1f}")
         if vll < best - 1e-5:
             best, bad = vll, 0
@@ -267,6 +272,7 @@ def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = No
         if bad >= int(tc["patience"]):
             break
     bar.close()
+    tb.close()
     if best_state is not None:
         net.load_state_dict(best_state)
     vll, vmae, pr = evaluate(va)
@@ -372,12 +378,18 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_bidding.py") -> i
     ap.add_argument("--seed", type=int, default=None, help="with --tournament: the master seed (default 1)")
     ap.add_argument("--workers", type=int, default=None,
                     help="with --tournament: worker processes (default: every core)")
+    ap.add_argument("--tensorboard", metavar="DIR", default=None,
+                    help="also write each epoch's losses as TensorBoard scalars to DIR/<run name>, as they come: "
+                         "tensorboard --logdir DIR (needs the tensorboard package: pip install "
+                         "\"skatsim[tensorboard]\")")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     a = ap.parse_args(argv)
+    if a.tensorboard:
+        check_tensorboard()
     if a.tournament is not None:
         if a.tournament < 1:
             raise ValueError(f"--tournament needs a positive number of deals, got {a.tournament}")
-        for opt in ("config", "resume", "ship"):
+        for opt in ("config", "resume", "ship", "tensorboard"):
             if getattr(a, opt):
                 raise ValueError(f"--{opt} trains; it has no effect with --tournament")
         if a.set or a.force:
@@ -433,7 +445,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_bidding.py") -> i
             print(f"model shipped to {ship(a.resume, a.ship, force=a.force)}")
         return 0
     try:
-        m = train(cfg, progress=not a.no_progress, resume=a.resume)
+        m = train(cfg, progress=not a.no_progress, resume=a.resume, tensorboard=a.tensorboard)
     except KeyboardInterrupt:
         run = _RUN.get("dir")
         if run is None:  # still labelling: the label run directory resumes with the same command

@@ -32,7 +32,8 @@ A run writes ``<runs_dir>/<study>__<seed>__<time>/`` (under the current folder):
 ``manifest.json``, ``checkpoint.pt`` (network, optimiser, counters; every
 ``checkpoint_seconds`` and at every evaluation), ``model.pt`` + ``model.json`` (the latest
 network as a :mod:`agents.players.dmc` checkpoint), ``log.parquet`` (one row per round: frames,
-games, seconds, frames/s, loss, and the evaluations), ``curve.png``. ``--resume RUN`` goes
+games, seconds, frames/s, loss, and the evaluations), ``curve.png``; with ``--tensorboard DIR``
+the same rows as TensorBoard scalars in ``DIR/<run name>``, written as they come. ``--resume RUN`` goes
 on from the checkpoint; ``--ship NAME`` copies the final model to ``agents/models/NAME``
 (refused if it exists, unless ``--force``).
 """
@@ -57,7 +58,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments._runs import ConfigError, check_types, merge_config, nested_config  # noqa: E402
+from experiments._runs import (ConfigError, TensorBoardLog, check_tensorboard, check_types, merge_config,  # noqa: E402
+                              nested_config)
 from skatsim.layout import (F_BID, F_DEALT0, F_DEALT_SKAT, F_DECLARER, F_FLAGS, F_GAME, F_KONTRA,  # noqa: E402
                             F_PHASE, F_PLAYER, PH_PLAY)
 from skatsim.rules import NULL  # noqa: E402
@@ -533,9 +535,11 @@ def _actor_pool(cfg: dict[str, Any], address: str | None, start_round: int = 0) 
 
 
 def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None = None,
-          progress: bool = True) -> dict[str, Any]:
+          progress: bool = True, tensorboard: str | None = None) -> dict[str, Any]:
     """Run (or resume) one training; returns a summary dict (run directory, frames, hours,
-    frames/s, last evaluation)."""
+    frames/s, last evaluation). ``tensorboard``: a folder; the log's rows also go to
+    TensorBoard in ``tensorboard/<run name>`` as they come (:class:`experiments._runs.TensorBoardLog`,
+    step: frames)."""
     import pandas as pd
     import torch
 
@@ -575,6 +579,12 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
         if (run / "log.parquet").is_file():
             log = pd.read_parquet(run / "log.parquet").to_dict("records")
         print(f"resuming at {frames:,} frames ({rounds} rounds)", file=sys.stderr)
+
+    tb = TensorBoardLog(tensorboard, run, step="frames")
+
+    def record(row: dict[str, Any]) -> None:
+        log.append(row)
+        tb.write(row)
 
     actors, is_ray = _actor_pool(cfg, address, rounds)
     bs, scale, reuse = int(tc["batch_size"]), float(tc["scale"]), int(tc["reuse"])
@@ -630,9 +640,9 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
                 print(f"eval @ {frames:,} frames: {r['margin']:+.2f} ± {r['margin_ci']:.2f} SF/game vs "
                       f"{cfg['eval']['opponent']} ({r['boards']} boards; declarer {r['declarer_sf']:+.1f}, "
                       f"defender {r['defender_sf']:+.1f} SF/game{dd}, {r['eval_seconds']:.0f} s)", flush=True)
-                log.append({"round": rounds, "frames": frames, "games": games, "seconds": seconds,
-                            "frames_per_s": math.nan, "loss": math.nan, "mean_return": math.nan,
-                            **{f"eval_{k}": v for k, v in r.items()}})
+                record({"round": rounds, "frames": frames, "games": games, "seconds": seconds,
+                        "frames_per_s": math.nan, "loss": math.nan, "mean_return": math.nan,
+                        **{f"eval_{k}": v for k, v in r.items()}})
                 next_eval = frames + int(cfg["eval"]["every_frames"])
                 save()
                 t_round = time.perf_counter()
@@ -687,7 +697,7 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
             for role, name in ((0, "declarer"), (1, "defender")):
                 sel = data["role"] == 0 if role == 0 else data["role"] != 0
                 row[f"ret_{name}"] = float(data["ret"][sel].mean()) if sel.any() else math.nan
-            log.append(row)
+            record(row)
             if progress and rounds % 10 == 0:
                 print(f"round {rounds}: {frames:,} frames, {games:,} games, {row['frames_per_s']:,.0f} frames/s, "
                       f"loss {row['loss']:.4f}", flush=True)
@@ -698,13 +708,15 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
             r = evaluate()
             print(f"final eval @ {frames:,} frames: {r['margin']:+.2f} ± {r['margin_ci']:.2f} SF/game vs "
                   f"{cfg['eval']['opponent']} ({r['boards']} boards)", flush=True)
-            log.append({"round": rounds, "frames": frames, "games": games, "seconds": seconds,
-                        "frames_per_s": math.nan, "loss": math.nan, "mean_return": math.nan,
-                        **{f"eval_{k}": v for k, v in r.items()}})
+            record({"round": rounds, "frames": frames, "games": games, "seconds": seconds,
+                    "frames_per_s": math.nan, "loss": math.nan, "mean_return": math.nan,
+                    **{f"eval_{k}": v for k, v in r.items()}})
         save(final=True)
     except KeyboardInterrupt:
         save(interrupted=True)
         raise
+    finally:
+        tb.close()
     from skatsim.runs import read_manifest
 
     man = read_manifest(run)
@@ -754,9 +766,15 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
     ap.add_argument("--force", action="store_true", help="with --ship: replace an existing model of that name")
     ap.add_argument("--address", default=None,
                     help="run the actors on Ray: a cluster address ('auto', 'ray://host:10001') or 'local'")
+    ap.add_argument("--tensorboard", metavar="DIR", default=None,
+                    help="also write the log's rows (loss, frames/s, returns, evaluations; step: frames) as "
+                         "TensorBoard scalars to DIR/<run name>, as they come: tensorboard --logdir DIR "
+                         "(needs the tensorboard package: pip install \"skatsim[tensorboard]\")")
     ap.add_argument("--no-progress", action="store_true", help="no progress lines")
     a = ap.parse_args(argv)
     try:
+        if a.tensorboard:
+            check_tensorboard()
         if a.force and not a.ship:
             raise ConfigError("--force needs --ship NAME")
         if a.ship:
@@ -802,7 +820,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
     old = signal.signal(signal.SIGINT, _stop)  # Ctrl-C, also in a background job (nohup ... &)
     old_term = signal.signal(signal.SIGTERM, _stop)  # kill PID: the checkpoint is written, as with Ctrl-C
     try:
-        s = train(cfg, resume=a.resume, address=a.address, progress=not a.no_progress)
+        s = train(cfg, resume=a.resume, address=a.address, progress=not a.no_progress, tensorboard=a.tensorboard)
     except KeyboardInterrupt:
         print(f"\ninterrupted; the checkpoint is kept: resume with {prog} --resume {_RUN.get('dir')}", file=sys.stderr)
         return 130
