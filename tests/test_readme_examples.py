@@ -177,6 +177,8 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
             slow=True),
     # Learned play
     "skatsim train-dmc --config experiments/configs/train_dmc_small.json": Run((_DMC_SMALL,), slow=True),
+    "skatsim train-dmc --config experiments/configs/train_dmc_small.json --tensorboard runs/tb":
+        Run((_DMC_SMALL,), slow=True),
     'skatsim tournament "dmc:model=runs/train_dmc_small__0__<time>/model" rule_based --deals 200':
         Run((("--deals 200", "--deals 2"),), slow=True),
     "skatsim train-dmc --config experiments/configs/train_dmc_solver.json":
@@ -234,6 +236,15 @@ def test_every_documented_command_has_a_test() -> None:
         else:
             for old, _ in plan.subs:
                 assert old in text, (text, old)
+
+
+def test_every_readme_command_says_how_long_it_takes() -> None:
+    """A newcomer can tell slow from hung: each command of the README states its time on the
+    2-core machine in its comment (``about 16 s``, ``long study: about 50 min ...``)."""
+    took = re.compile(r"\d\s*(s|min|h)\b|a few seconds|\(time: to measure\)")  # the last: a marked gap
+    silent = [(c.line, c.text) for block in documented_commands() for c in block
+              if c.file == "README.md" and not took.search(c.comment)]
+    assert not silent, f"README commands that do not say how long they take: {silent}"
 
 
 # ----------------------------------------------------------------------------- running them
