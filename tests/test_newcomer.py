@@ -312,16 +312,22 @@ def test_every_command_takes_the_same_seeds(cmd, capsys) -> None:
 
 def test_the_api_takes_the_same_bounds() -> None:
     import skatsim
-    from skatsim.runs import run_simulation
+    from agents import run_tournament
+    from agents.arena.tournament import run_league
+    from skatsim.simulate import run_simulation
     from skatsim.vec import VecEnv
 
     for call in (lambda: skatsim.simulate(10, seed=2**64), lambda: VecEnv(2, seed=2**64),
                  lambda: skatsim.iter_simulate(10, seed=-2**63 - 1),
-                 lambda: run_simulation("/nonexistent/x", 10, seed=2**64)):
+                 lambda: run_simulation("/nonexistent/x", 10, seed=2**64),
+                 lambda: run_tournament(["random", "rule_based"], 10, seed=2**64),
+                 lambda: run_league(["random", "rule_based", "rule_based:max_bid=18"], 10, seed=2**64)):
         with pytest.raises(ValueError, match="a run seed must fit in 64 bits"):
             call()
     for call in (lambda: skatsim.iter_simulate(skatsim.MAX_DEALS + 1), lambda: skatsim.iter_simulate(10**20),
-                 lambda: run_simulation("/nonexistent/x", 10**20)):
+                 lambda: run_simulation("/nonexistent/x", 10**20),
+                 lambda: run_tournament(["random", "rule_based"], 10**20),
+                 lambda: run_league(["random", "rule_based", "rule_based:max_bid=18"], 10**20)):
         with pytest.raises(ValueError, match=r"n_deals must be an int in .*10\*\*12"):
             call()
 
