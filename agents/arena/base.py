@@ -10,6 +10,10 @@ hooks are optional:
   there: common random numbers in duplicate play);
 - ``observe(seat, action)`` after every action at the table (the declarer's discards
   are shown to the other seats as ``-1``);
+- ``action_values(obs) -> ActionValues | None``: what the agent thinks each legal action
+  is worth, from the seat's own information (:class:`ActionValues`: values, their unit and
+  the action it would choose); used for hints, analysis boards and distillation labels.
+  It must not change what ``act`` does next (no stream is advanced);
 - ``act_batch(observations, legal_masks) -> actions``: decide for many games at once
   (a batch agent, e.g. a torch network). ``observations`` is ``float32 (k, OBS_SIZE)``
   (the observation tensors of the seats to move, :data:`skatsim.observation.OBS_LAYOUT`),
@@ -53,7 +57,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypeAlias, r
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
-__all__ = ["Agent", "AgentSpec", "AgentInfo", "register", "unregister", "make_agent", "list_agents", "agent_info",
+__all__ = ["Agent", "ActionValues", "AgentSpec", "AgentInfo", "register", "unregister", "make_agent", "list_agents", "agent_info",
            "SpecLike", "DUPLICATE_LOSS_PENALTY", "AgentObject", "as_spec", "in_range", "one_of", "is_import_path",
            "ENTRY_POINT_GROUP", "AgentMakeError"]
 
@@ -81,6 +85,39 @@ class Agent(Protocol):
     def act(self, obs: "Observation") -> int:
         """A legal action id (one of ``obs.legal_actions``) for the seat to move."""
         ...
+
+
+@dataclass(frozen=True)
+class ActionValues:
+    """What an agent thinks each legal action is worth (its optional ``action_values(obs)``).
+
+    ``values`` maps action ids to numbers, higher is better for the seat to move, in
+    ``unit`` (``"win probability"``, ``"card points"``, ``"SF points"``, ...); ``chosen`` is
+    the action the agent would play (``None``: not decided by these values alone);
+    ``detail`` holds extras by name (``{"worlds": 32}``, a second value per action ...).
+
+    >>> v = ActionValues({0: 0.25, 7: 0.75}, "win probability", chosen=7)
+    >>> v.best(), v.ranked()
+    (7, [7, 0])
+    """
+
+    values: Mapping[int, float]
+    unit: str
+    chosen: int | None = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def best(self) -> int:
+        """The action with the highest value (the lowest id on a tie)."""
+        return min(self.values, key=lambda a: (-self.values[a], a))
+
+    def ranked(self) -> list[int]:
+        """The actions from best to worst."""
+        return sorted(self.values, key=lambda a: (-self.values[a], a))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (action ids as ints, detail as given)."""
+        return {"values": {int(a): float(v) for a, v in self.values.items()}, "unit": self.unit,
+                "chosen": None if self.chosen is None else int(self.chosen), "detail": dict(self.detail)}
 
 
 # ----------------------------------------------------------------------------- registry
@@ -386,6 +423,26 @@ def _parse_value(text: str) -> Any:
     return t
 
 
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses (a value may be a nested agent spec,
+    ``card_play=pimc(worlds=16,rule=wins)``).
+
+    >>> _split_top("a=1,b=pimc(worlds=2,rule=wins),c=x")
+    ['a=1', 'b=pimc(worlds=2,rule=wins)', 'c=x']
+    """
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
 def _fmt_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -447,7 +504,7 @@ class AgentSpec:
             name, sep, rest = f"{name}:{head}", sep2, tail
         params: dict[str, Any] = {}
         if sep:
-            for item in rest.split(","):
+            for item in _split_top(rest):
                 k, eq, v = item.partition("=")
                 if not eq or not k.strip():
                     raise ValueError(f"malformed agent parameter {item!r} in {text!r}; write key=value "

@@ -55,6 +55,8 @@ from .rule_based import RuleBasedAgent
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
+    from .base import ActionValues
+
 __all__ = ["PIMCAgent", "choose", "enumerate_worlds"]
 
 _RULES = ("wins", "points")
@@ -199,7 +201,7 @@ class PIMCAgent:
 
     def act(self, obs: "Observation") -> int:
         legal = obs.legal_actions
-        if obs.phase != "play" or obs.game_type is None or obs.game_type > NULL:
+        if not self._searches(obs):
             if self._sim_bidder is not None and obs.phase in ("bidding", "skat", "discard", "declare"):
                 return self._sim_bidder.act(obs)
             return self._delegate.act(obs)
@@ -207,8 +209,42 @@ class PIMCAgent:
             return legal[0]
         return self._play(obs, legal)
 
+    @staticmethod
+    def _searches(obs: "Observation") -> bool:
+        """Card play in a suit, grand or null game: what the search decides."""
+        return obs.phase == "play" and obs.game_type is not None and obs.game_type <= NULL
+
+    def action_values(self, obs: "Observation") -> "ActionValues | None":
+        """The search's values of every legal card (:class:`agents.base.ActionValues`): the
+        (weighted) fraction of sampled worlds in which the card reaches the mover's side's
+        goal, ``chosen`` the card :meth:`act` would play on the same worlds; ``detail`` has
+        the worlds used and, where the tie-break computed them, the side's mean card points.
+        ``None`` outside suit, grand and null card play. The sampler's stream is left where
+        it was, so asking does not change the next ``act``."""
+        if not self._searches(obs) or not obs.legal_actions:
+            return None
+        state = self._gen.bit_generator.state
+        log = self.log
+        n = len(self.decisions)
+        try:
+            self.log = True
+            self._play(obs, obs.legal_actions)
+            rec = self.decisions.pop() if len(self.decisions) > n else None
+        finally:
+            self.log = log
+            self._gen.bit_generator.state = state
+        if rec is None:  # every world over the node budget: the rule-based card, no values
+            return None
+        return _values_of(rec, obs.legal_actions)
+
     # ------------------------------------------------------------------ card play
     def _play(self, obs: "Observation", legal: "Sequence[int]") -> int:
+        if len(legal) == 1:
+            if self.log:
+                self.decisions.append({"seat": obs.seat, "trick": 11 - len(obs.hand), "worlds": 0, "dropped": 0,
+                                       "enumerated": False, "card": legal[0], "wins": {legal[0]: 1.0},
+                                       "mean_points": None, "seconds": 0.0, "forced": True})
+            return legal[0]
         t0 = time.perf_counter()
         info = InfoState.from_observation(obs)
         contract = Contract.parse(obs.contract) if obs.contract else Contract(int(obs.game_type or 0))
@@ -225,6 +261,7 @@ class PIMCAgent:
         elif self.inference:
             weights = self._weights(obs, worlds)
         dropped = 0
+        kept_weight = 0.0
         if self.rule == "points" and obs.game_type != NULL:
             pts, keep = self._values(worlds, info, "exact", 61)
             dropped = len(worlds) - len(pts)
@@ -239,7 +276,9 @@ class PIMCAgent:
             dropped = len(worlds) - len(vals)
             if not len(vals):  # every world over the node budget: fall back on the rule-based card
                 return self._delegate_choice(obs)
-            tied, wins = choose(vals, mover_decl, legal, None if weights is None else weights[keep])
+            kw = None if weights is None else weights[keep]
+            kept_weight = float(len(vals) if kw is None else kw.sum())
+            tied, wins = choose(vals, mover_decl, legal, kw)
             score = None
             if len(tied) > 1 and obs.game_type != NULL and info_tricks_left(info) <= self.exact_tricks:
                 pts, _ = self._values(worlds[keep], info, "exact", 61)
@@ -256,7 +295,7 @@ class PIMCAgent:
             self.decisions.append({
                 "seat": obs.seat, "trick": 11 - info_tricks_left(info), "worlds": len(worlds), "dropped": dropped,
                 "enumerated": enumerated, "card": card,
-                "wins": None if wins is None else {c: float(wins[c]) for c in legal},
+                "wins": None if wins is None else {c: float(wins[c]) / (kept_weight or 1.0) for c in legal},
                 "mean_points": None if score is None else {c: float(score[c]) for c in score},
                 "seconds": time.perf_counter() - t0})
         return card
@@ -286,7 +325,7 @@ class PIMCAgent:
     def _weights(self, obs: "Observation", worlds: np.ndarray) -> np.ndarray | None:
         from .pimc_inference import weigh_worlds
 
-        w = weigh_worlds(obs, worlds, self._delegate._params, self.inference_eps)
+        w = weigh_worlds(obs, worlds, self._delegate.param_row, self.inference_eps)
         return w if w.sum() > 0 else None
 
     def _inferred_sample(self, obs: "Observation", info: InfoState, t0: float) -> np.ndarray:
@@ -305,14 +344,25 @@ class PIMCAgent:
         return mean if mover_decl else {c: 120.0 - v for c, v in mean.items()}
 
     def _delegate_choice(self, obs: "Observation") -> int:
-        saved = self._delegate._rng  # asking must not advance the delegate's stream
-        try:
-            return self._delegate.act(obs)
-        finally:
-            self._delegate._rng = saved
+        return self._delegate.peek(obs)  # asking must not advance the delegate's stream
 
     def __repr__(self) -> str:
         return f"PIMCAgent(worlds={self.worlds}, rule={self.rule!r}, bidding={self.bidding!r})"
+
+
+def _values_of(rec: dict[str, Any], legal: "Sequence[int]") -> "ActionValues":
+    """The :class:`agents.base.ActionValues` of one logged decision."""
+    from .base import ActionValues
+
+    wins = rec.get("wins")
+    if wins is None:  # rule="points": the side's mean card points
+        return ActionValues({c: float(v) for c, v in (rec["mean_points"] or {}).items()}, "card points",
+                            chosen=rec["card"], detail={"worlds": rec["worlds"]})
+    detail: dict[str, Any] = {"worlds": rec["worlds"], "dropped": rec["dropped"], "enumerated": rec["enumerated"]}
+    if rec.get("mean_points"):
+        detail["mean_points"] = dict(rec["mean_points"])
+    return ActionValues({c: float(wins.get(c, 0.0)) for c in legal}, "win probability", chosen=rec["card"],
+                        detail=detail)
 
 
 def info_tricks_left(info: InfoState) -> int:

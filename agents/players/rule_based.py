@@ -62,6 +62,17 @@ class CompiledPolicyAgent:
         a, self._rng = self._act(self._pid, obs.view, obs.seat, self._params, self._rng)
         return int(a)
 
+    def peek(self, obs: "Observation") -> int:
+        """The action :meth:`act` would take, without advancing the seat stream (another
+        agent asking for this player's opinion, e.g. a tie-break)."""
+        a, _ = self._act(self._pid, obs.view, obs.seat, self._params, self._rng)
+        return int(a)
+
+    @property
+    def param_row(self) -> np.ndarray:
+        """The compiled policy's parameter row (read-only), as the kernels take it."""
+        return self._params
+
 
 def _bid_or_inf(v: float) -> str | None:
     return None if v == math.inf or v in BID_VALUES else "a bid on the ladder (18, 20, ... 264) or inf"
