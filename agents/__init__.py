@@ -24,7 +24,7 @@ Players may import the arena; the arena reaches players only through the registr
 :class:`DeprecationWarning` naming the new place (:data:`MOVED`).
 
 >>> sorted(list_agents())
-['dmc', 'neural_bidder', 'pimc', 'random', 'rule_based']
+['compose', 'dmc', 'neural_bidder', 'pimc', 'random', 'rule_based', 'skat_search']
 >>> s = play_game(["random", "random", "random"], seed=3)
 >>> s.is_terminal()
 True
@@ -194,6 +194,42 @@ register("dmc", "agents.players.dmc:DMCAgent",
                    "pimc_worlds": 32, "trust": -1.0},
          checks=_dmc_checks,
          doc="Deep Monte-Carlo self-play Q network (agents/players/dmc.py); phases it did not learn by a delegate")
+
+
+def _compose_docs() -> dict[str, str]:
+    from .compose import compose_docs
+
+    return compose_docs()
+
+
+def _compose_checks() -> dict[str, Any]:
+    from .compose import compose_checks
+
+    return compose_checks()
+
+
+register("compose", "agents.compose:ComposedAgent", _compose_docs,
+         defaults={k: "" for k in ("early", "card_play", "bidding", "skat", "discard", "declare", "kontra",
+                                   "declarer_play", "defender_play", "ramsch_play")},
+         checks=_compose_checks,
+         doc="a player made of parts, one agent per kind of decision "
+             "(compose:early=neural_bidder,card_play=pimc(worlds=16))")
+
+
+register("skat_search", "agents.skat_search:SkatSearchAgent",
+         {"worlds": "worlds per candidate (discard x game) in the first round",
+          "refine": "the best third of the candidates gets refine x worlds more",
+          "discards": "discards per game searched (static score + the rule-based plan)",
+          "loss_penalty": "relative cost per defender of a lost game (20: duplicate scoring)",
+          "inference": "weigh the worlds by the defenders' bids (rule-based bidding model)",
+          "calibration": "'none' or 'a,b;a,b;a,b' (suit, grand, null): p = logistic(a + b logit(f))",
+          "tt_bits": "log2 of the solver's transposition-table entries"},
+         checks=lambda: {"worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
+                         "refine": lambda v: None if 0 <= v <= 100 else "an int in 0..100",
+                         "discards": lambda v: None if 1 <= v <= 66 else "an int in 1..66",
+                         "tt_bits": lambda v: None if 10 <= v <= 30 else "an int in 10..30"},
+         doc="discard and declaration by open-hand search over sampled worlds (other phases: rule_based); "
+             "compose it with a bidder and a card player")
 
 
 def __getattr__(name: str) -> Any:  # lazy: the tournament pulls in pandas, the rule-based agent its kernels

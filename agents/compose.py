@@ -1,0 +1,198 @@
+"""``ComposedAgent``: a player made of parts, one per kind of decision, written as data.
+
+A Skat player takes seven kinds of decision; each part names the agent that takes it:
+
+=================  ==========================================================
+part               decisions
+=================  ==========================================================
+``bidding``        bids, holds and passes in the auction
+``skat``           pick up the skat or play hand
+``discard``        the two cards put away after a pickup
+``declare``        the contract (with announcements)
+``kontra``         Kontra / Re
+``declarer_play``  card play as declarer
+``defender_play``  card play as defender
+``ramsch_play``    card play in Ramsch (when every seat passed and Ramsch is on)
+=================  ==========================================================
+
+Two shorthands set several parts at once: ``early`` (bidding, skat, discard, declare,
+kontra) and ``card_play`` (declarer, defender and Ramsch play); a part named on its own
+wins over its shorthand, and a part nobody names is the rule-based player's. Parts that
+name the same agent share one instance (a bidder that valued the hand in the auction
+reuses that evaluation at the skat and the declaration).
+
+A part is an agent spec (a registry name, ``"name:key=value"``) or, in text specs, a
+registry name with its parameters in parentheses, since commas separate the composed
+player's own parameters::
+
+    compose:early=neural_bidder,card_play=pimc(worlds=16,inference=true)
+
+Every part sees the same observation a player of its seat sees, and gets ``reset`` and
+``observe`` like a seated agent; ``action_values`` is the deciding part's.
+
+>>> from agents import make_agent, play_game
+>>> a = make_agent("compose:early=rule_based,card_play=random")
+>>> a.parts["declarer_play"], a.parts["bidding"]
+('random', 'rule_based')
+>>> play_game([a, "rule_based", "rule_based"], seed=3).is_terminal()
+True
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from skatsim.rules import RAMSCH
+
+if TYPE_CHECKING:
+    from skatsim.observation import Observation
+
+    from .base import ActionValues
+
+__all__ = ["ComposedAgent", "PARTS", "GROUPS", "part_of", "nested_spec", "compose_docs", "compose_checks"]
+
+#: The parts, in the order of a deal.
+PARTS: tuple[str, ...] = ("bidding", "skat", "discard", "declare", "kontra", "declarer_play", "defender_play",
+                          "ramsch_play")
+#: Shorthands for several parts.
+GROUPS: dict[str, tuple[str, ...]] = {"early": PARTS[:5], "card_play": PARTS[5:]}
+_DEFAULT = "rule_based"
+_PHASE_PART = {"bidding": "bidding", "skat": "skat", "discard": "discard", "declare": "declare",
+               "kontra": "kontra"}
+
+
+def part_of(obs: "Observation") -> str:
+    """The part that takes the decision of ``obs`` (its phase, and in card play the seat's role).
+
+    >>> from skatsim import SkatState
+    >>> part_of(SkatState.new_game(seed=1).observation(1))
+    'bidding'
+    """
+    if obs.phase in _PHASE_PART:
+        return _PHASE_PART[obs.phase]
+    if obs.game_type == RAMSCH or obs.declarer is None:
+        return "ramsch_play"
+    return "declarer_play" if obs.seat == obs.declarer else "defender_play"
+
+
+def nested_spec(text: str) -> Any:
+    """The :class:`agents.base.AgentSpec` of a part written as ``name``, ``name:key=value,...``
+    or ``name(key=value,...)``.
+
+    >>> nested_spec("pimc(worlds=16,rule=wins)").to_text()
+    'pimc:rule=wins,worlds=16'
+    """
+    from .base import AgentSpec
+
+    t = text.strip()
+    if t.endswith(")") and "(" in t:
+        name, _, inner = t[:-1].partition("(")
+        return AgentSpec.parse(f"{name.strip()}:{inner}" if inner.strip() else name.strip())
+    return AgentSpec.parse(t)
+
+
+def _resolve(given: Mapping[str, Any]) -> dict[str, Any]:
+    """Part -> what decides it (spec text or an agent object), from the parts and shorthands given."""
+    unknown = sorted(set(given) - set(PARTS) - set(GROUPS))
+    if unknown:
+        raise ValueError(f"compose has no part {unknown[0]!r}; parts: {', '.join(PARTS)}; shorthands: "
+                         f"{', '.join(GROUPS)}")
+    out: dict[str, Any] = {}
+    for part in PARTS:
+        v = given.get(part)
+        if v in (None, ""):
+            for g, members in GROUPS.items():
+                if part in members and given.get(g) not in (None, ""):
+                    v = given[g]
+        out[part] = _DEFAULT if v in (None, "") else v
+    return out
+
+
+class ComposedAgent:
+    """A player whose decisions are taken by parts (see the module docstring).
+
+    Args:
+        early, card_play: shorthands (see :data:`GROUPS`).
+        bidding, skat, discard, declare, kontra, declarer_play, defender_play, ramsch_play:
+            the agent of each part: a spec (``"pimc:worlds=16"``, ``"pimc(worlds=16)"``) or an
+            agent object.
+    """
+
+    name = "compose"
+
+    def __init__(self, early: Any = None, card_play: Any = None, bidding: Any = None, skat: Any = None,
+                 discard: Any = None, declare: Any = None, kontra: Any = None, declarer_play: Any = None,
+                 defender_play: Any = None, ramsch_play: Any = None) -> None:
+        given = {k: v for k, v in locals().items() if k in PARTS or k in GROUPS}
+        chosen = _resolve(given)
+        self._instances: dict[str, Any] = {}
+        self.parts: dict[str, str] = {}
+        self._by_part: dict[str, Any] = {}
+        for part, v in chosen.items():
+            if isinstance(v, str):
+                spec = nested_spec(v)
+                key = spec.to_text()
+                if key not in self._instances:
+                    self._instances[key] = spec.make()
+            else:  # an agent object: shared by every part it is given for
+                if not callable(getattr(v, "act", None)):
+                    raise TypeError(f"part {part!r} of compose must be an agent spec or an agent with act(obs), "
+                                    f"got {v!r}")
+                key = f"{getattr(v, 'name', type(v).__name__)}@{id(v):x}"
+                self._instances.setdefault(key, v)
+            self.parts[part] = key
+            self._by_part[part] = self._instances[key]
+
+    def agent_for(self, part: str) -> Any:
+        """The agent that takes ``part``'s decisions."""
+        return self._by_part[part]
+
+    # ------------------------------------------------------------------ protocol
+    def reset(self, deal_id: int, seat: int, rng: int) -> None:
+        for a in self._instances.values():
+            f = getattr(a, "reset", None)
+            if f is not None:
+                f(deal_id, seat, rng)
+
+    def observe(self, seat: int, action: int) -> None:
+        for a in self._instances.values():
+            f = getattr(a, "observe", None)
+            if f is not None:
+                f(seat, action)
+
+    def act(self, obs: "Observation") -> int:
+        return int(self._by_part[part_of(obs)].act(obs))
+
+    def action_values(self, obs: "Observation") -> "ActionValues | None":
+        """The deciding part's :meth:`action_values` (``None`` when it has none)."""
+        f = getattr(self._by_part[part_of(obs)], "action_values", None)
+        return None if f is None else f(obs)
+
+    def __repr__(self) -> str:
+        groups: dict[str, list[str]] = {}
+        for part, key in self.parts.items():
+            groups.setdefault(key, []).append(part)
+        return "ComposedAgent(" + ", ".join(f"{'+'.join(p)}={k}" for k, p in groups.items()) + ")"
+
+
+def compose_docs() -> dict[str, str]:
+    """One line per parameter of the registered ``compose`` agent."""
+    docs = {"early": "agent of bidding, skat, discard, declare and kontra (default rule_based)",
+            "card_play": "agent of declarer, defender and Ramsch card play (default rule_based)"}
+    for part in PARTS:
+        docs[part] = f"agent of the {part.replace('_', ' ')} decisions (overrides its shorthand)"
+    return docs
+
+
+def compose_checks() -> dict[str, Any]:
+    """Each part must be an agent spec that parses (``name``, ``name:k=v`` or ``name(k=v,...)``)."""
+    def check(v: Any) -> str | None:
+        if v in (None, ""):
+            return None
+        try:
+            nested_spec(str(v))
+        except (ValueError, TypeError) as e:
+            return f"an agent spec ({e})"
+        return None
+
+    return {k: check for k in (*GROUPS, *PARTS)}
