@@ -475,6 +475,40 @@ class Solver:
             rows[i] = _row(p.hands, p.skat, p)
         return self._batch(rows, g, d, mode, threshold, progress, node_limit)
 
+    def wins_many(self, positions: Sequence[Position], *, threshold: Target = 61,
+                  node_limit: int | None = None) -> np.ndarray:
+        """Does the declarer reach ``threshold`` with best play, for many positions of one
+        game type and declarer, in one compiled call: ``int64`` 1 / 0, or -2 for a position
+        over ``node_limit`` nodes (see :meth:`root_values`). One search per position: the
+        cheap question when no per-card values are needed (a discard or contract search).
+
+        >>> from skatsim.rules import GRAND
+        >>> p = Position.make(("CJ SJ HJ DJ CA C10 SA S10 HA H10", "C9 C8 C7 S9 S8 S7 H9 H8 H7 D9",
+        ...                    "CK CQ SK SQ HK HQ DA D10 DK DQ"), "D8 D7", GRAND, 0)
+        >>> Solver(tt_bits=12).wins_many([p]).tolist()
+        [1]
+        """
+        positions = list(positions)
+        limit = _check_node_limit(node_limit)
+        self.row_nodes = np.zeros(len(positions), np.int64)
+        if not positions:
+            return np.zeros(0, np.int64)
+        g, d = positions[0].game, positions[0].declarer
+        rows = np.zeros((len(positions), K.B_COLS), np.int64)
+        for i, p in enumerate(positions):
+            if not isinstance(p, Position):
+                raise TypeError(f"positions[{i}] is not a Position: {type(p).__name__}")
+            p.validate()
+            if p.game != g or p.declarer != d:
+                raise ValueError(f"positions[{i}] has game {p.game} and declarer {p.declarer}; a batch needs one "
+                                 f"game type and declarer (positions[0]: {g}, {d})")
+            rows[i] = _row(p.hands, p.skat, p)
+        kmode, _, pts = _kernel_goal(g, threshold)
+        self._setup(g, d, kmode)
+        out = np.empty(len(positions), np.int64)
+        K.batch_position_wins(self._W, self._T, rows, g, kmode, pts, out, limit, self.row_nodes)
+        return out
+
     def state_values(self, states: np.ndarray, *, mode: Mode = "threshold", node_limit: int | None = None,
                      progress: bool | None = False) -> np.ndarray:
         """Root move values of many engine states in the play phase (rows of

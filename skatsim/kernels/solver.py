@@ -967,6 +967,57 @@ def root_move_values(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr
 
 
 @njit(cache=True)
+def batch_position_wins(W, T, rows, game: int, mode: int, target: int, out, node_limit: int, row_nodes) -> None:
+    """Does the declarer reach his goal with best play from each position? ``out[i]``: 1 or
+    0, or -2 when row ``i`` needed more than ``node_limit`` nodes (``<= 0``: no budget).
+
+    One null-window search per row (cheaper than :func:`batch_root_values`, which values
+    every root move); rows, ``mode``, ``target``, the table and the budget as there.
+    """
+    tb = W[W_TB]
+    for i in range(rows.shape[0]):
+        start = W[W_NODES]
+        W[W_LIMIT] = start + node_limit if node_limit > 0 else NO_LIMIT
+        W[W_DECL] = rows[i, B_DECL]
+        W[W_CTX] = 1 + game * 9 + rows[i, B_DECL] * 3 + mode  # context_id
+        leader = rows[i, B_LEADER]
+        k = rows[i, B_NTRICK]
+        p1 = leader + 1 if leader < 2 else 0
+        p2 = p1 + 1 if p1 < 2 else 0
+        ha = to_rank_mask(rows[i, B_H0 + leader], game)
+        hb = to_rank_mask(rows[i, B_H0 + p1], game)
+        hc = to_rank_mask(rows[i, B_H0 + p2], game)
+        ntr = popcount(hc)
+        fa = TO_RANK[game, rows[i, B_T0]] if k >= 1 else 0
+        fb = TO_RANK[game, rows[i, B_T1]] if k >= 2 else 0
+        live = ha | hb | hc
+        if k >= 1:
+            live |= 1 << fa
+        if k >= 2:
+            live |= 1 << fb
+        rem = value_of(W, live) + tb * ntr
+        if mode == MODE_POINTS:
+            need = target - rows[i, B_DPOINTS] - value_of(W, to_rank_mask(rows[i, B_SKAT], game))
+        elif mode == MODE_TRICKS:
+            need = ntr if rows[i, B_DTRICKS] == 10 - ntr else rem + 1
+        else:
+            need = ntr
+        row_nodes[i] = 0
+        if ntr == 0:
+            out[i] = 1 if need <= 0 else 0
+            continue
+        W[W_ROOTBEST] = -1
+        W[W_PASSES] = 1
+        v = search(W, T, ha, hb, hc, leader, need - 1, need, rem, ntr, k, fa, fb, ntr - ntr + 1)  # run-time 1
+        row_nodes[i] = W[W_NODES] - start
+        if W[W_NODES] > W[W_LIMIT]:
+            out[i] = -2
+        else:
+            out[i] = 1 if v >= need else 0
+    W[W_LIMIT] = NO_LIMIT
+
+
+@njit(cache=True)
 def batch_root_values(W, T, rows, game: int, mode: int, target: int, exact_values: bool, out,
                       node_limit: int, row_nodes) -> None:
     """Root move values of many positions of one contract in one call: ``out[i, card]``.
