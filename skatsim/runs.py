@@ -245,6 +245,51 @@ class RunDir:
         d._clean()
         return d
 
+    @classmethod
+    def resume_or_create(cls, path: str | os.PathLike[str], *, kind: str, config: Mapping[str, Any], n_units: int,
+                         chunk_size: int, extra: Mapping[str, Any] | None = None) -> "RunDir":
+        """The run at ``path``: reopened when it holds a run of the same ``kind`` and
+        ``config`` (to resume it), created when it does not exist; ``ValueError`` naming
+        every difference when it holds another kind or config."""
+        if is_run_dir(path):
+            run = cls.open(path)
+            if run.kind != kind:
+                raise ValueError(f"{os.fspath(path)!r} holds a {run.kind} run, not a {kind} run: choose a new "
+                                 "directory")
+            want = json.loads(json.dumps(dict(config)))
+            if run.config != want:
+                diff = "; ".join(f"{k}: {run.config.get(k)!r} there, {want.get(k)!r} here"
+                                 for k in sorted(set(want) | set(run.config)) if run.config.get(k) != want.get(k))
+                raise ValueError(f"{os.fspath(path)!r} holds a {kind} run of another config ({diff}); use a new "
+                                 "directory, or the same config to resume")
+            return run
+        return cls.create(path, kind=kind, config=config, n_units=n_units, chunk_size=chunk_size, extra=extra)
+
+    def fill(self, fn: Any, args: Any, *, workers: int = 1, backend: str = "local", address: str | None = None,
+             progress: bool = True, desc: str = "", unit: str = "unit") -> None:
+        """Run every chunk still to do and write its shard as it finishes:
+        ``fn(*args(a, b))`` returns ``(seconds, rows)`` (an Arrow table or a DataFrame) for
+        units ``[a, b)``. Local processes or Ray (:func:`skatsim.parallel.map_chunks`); the
+        seconds add up in the manifest's ``seconds``; an interrupt keeps what was written."""
+        from .parallel import map_chunks
+
+        todo = self.todo()
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=self.n_units, initial=self.n_units - sum(b - a for a, b in todo), unit=unit, desc=desc)
+        try:
+            for (a, b), (secs, rows) in map_chunks(fn, [args(a, b) for a, b in todo], todo, workers=workers,
+                                                   backend=backend, address=address):
+                self.write_shard(a, b, rows, {"seconds": round(secs, 3)})
+                self.update(seconds=round(float(self.manifest.get("seconds", 0.0)) + secs, 3))
+                if bar is not None:
+                    bar.update(b - a)
+        finally:
+            if bar is not None:
+                bar.close()
+
     def _save(self) -> None:
         atomic_write_json(self.path / MANIFEST, self.manifest)
 
