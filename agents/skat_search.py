@@ -1,0 +1,404 @@
+"""``SkatSearchAgent``: the discard and the contract chosen by search over sampled worlds.
+
+After a pickup the declarer holds twelve cards; every (discard, game) pair is a candidate.
+The search samples the twenty cards it cannot see into the two defenders' hands (weighted
+by how well the rule-based bidding model explains their bids, as PIMC's inference does,
+:func:`agents.pimc_inference.weigh_worlds`), solves each world open-handed for the game's
+goal (threshold searches of the full deal, forehand to lead) and values the candidate by
+its expected Seeger-Fabian score at the bid (:func:`skatsim.valuation.expected_sf_at_bid`,
+a lost game costing ``loss_penalty`` per defender, as the bidders count it) with the win
+probability ``p`` = the (weighted) fraction of worlds won, mapped through ``calibration``
+(what the card player actually wins when the open-hand search says ``p``; identity by
+default).
+
+Candidates are pruned before any search: per game, the discards that keep its trumps
+(jacks in grand), ranked by a static score (points pushed into the skat, suits made void,
+aces and guarded tens kept) with the rule-based player's own plan always among them; games
+whose trumps are too few, and null unless the twelve cards allow a safe-enough null.
+Successive halving spends the worlds where the decision is: every candidate gets
+``worlds`` worlds, the best third gets ``refine`` times as many.
+
+In a hand game the skat is unknown: each world deals the 22 unseen cards to the defenders
+and the skat, and every declarable hand game is valued the same way; announcements
+(schneider, schwarz, ouvert) are priced by the matching threshold searches (90, every
+trick) for the best game only when it wins in nearly every world.
+
+The other phases (bidding, pickup or hand, Kontra/Re, card play) are not this agent's:
+compose it (``compose:bidding=neural_bidder,discard=skat_search,declare=skat_search,...``);
+on its own it hands them to the rule-based player.
+
+>>> from agents import make_agent, play_game
+>>> p = make_agent("compose:discard=skat_search(worlds=2),declare=skat_search(worlds=2)")
+>>> play_game([p, "rule_based", "rule_based"], seed=11).is_terminal()
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from skatsim.actions import DECLARE_BASE
+from skatsim.bits import iter_bits, popcount
+from skatsim.cards import ACES, CARD_POINTS, JACKS, SUIT_MASKS, TENS
+from skatsim.contracts import DECLARATIONS, HAND, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, Contract
+from skatsim.rules import GRAND, NULL, TRUMP_MASKS
+from skatsim.scoring import matadors_of
+from skatsim.solver import Position, Solver
+from skatsim.valuation import expected_sf_at_bid, game_value
+
+from .base import DUPLICATE_LOSS_PENALTY, ActionValues
+
+if TYPE_CHECKING:
+    from skatsim.observation import Observation
+
+__all__ = ["SkatSearchAgent", "Candidate", "discard_candidates"]
+
+_NULL_RANK = (0, 1, 2, 5, 6, 3, 7, 4)  # null order 7 8 9 10 J Q K A by rank index (7 8 9 Q K 10 A J)
+
+
+@dataclass
+class Candidate:
+    """One option of the search: a discard (0 in a hand game) and a declaration."""
+
+    discard: int
+    declaration: int  # index into skatsim.contracts.DECLARATIONS
+    game: int
+    flags: int
+    value: int
+    wins: float = 0.0
+    weight: float = 0.0
+
+    @property
+    def p(self) -> float:
+        return self.wins / self.weight if self.weight > 0 else 0.0
+
+
+def _static_discard_score(twelve: int, pair: int, game: int) -> float:
+    """How good putting ``pair`` away looks before any search (higher is better)."""
+    rest = twelve & ~pair
+    a, b = (c for c in iter_bits(pair))
+    if game == NULL:
+        score = 0.0
+        for c in (a, b):
+            suit = SUIT_MASKS[c >> 3]
+            lower = sum(1 for x in iter_bits(twelve & suit) if _NULL_RANK[x & 7] < _NULL_RANK[c & 7])
+            score += _NULL_RANK[c & 7] - 2 * lower
+        for s in range(4):
+            if twelve & SUIT_MASKS[s] and not rest & SUIT_MASKS[s]:
+                score += 3
+        return score
+    trumps = TRUMP_MASKS[game]
+    score = float(CARD_POINTS[a] + CARD_POINTS[b])
+    for s in range(4):
+        plain = SUIT_MASKS[s] & ~trumps
+        if twelve & plain and not rest & plain:
+            score += 12  # a void: the trumps ruff
+    for c in (a, b):
+        if (1 << c) & ACES:
+            score -= 14  # an ace is a trick
+        if (1 << c) & TENS and twelve & ACES & SUIT_MASKS[c >> 3] & ~trumps:
+            score -= 8  # a ten behind its own ace is one too
+    return score
+
+
+def discard_candidates(twelve: int, game: int, k: int, plan: int = 0) -> list[int]:
+    """The ``k`` best-looking discards (two-card masks) of ``twelve`` for ``game`` by the static
+    score, ``plan`` (the rule-based player's) always included: trumps are kept when at least
+    two other cards remain.
+
+    >>> from skatsim import CardSet
+    >>> from skatsim.rules import CLUBS
+    >>> t = CardSet("CJ SJ HJ CA C10 CK C9 C8 SA S10 H7 D7").mask
+    >>> [str(CardSet.from_mask(p)) for p in discard_candidates(t, CLUBS, 2)]
+    ['♥7 ♦7', '♠10 ♥7']
+    """
+    cards = list(iter_bits(twelve))
+    keep = TRUMP_MASKS[game] if game != NULL else 0
+    free = [c for c in cards if not (1 << c) & keep]
+    pool = free if len(free) >= 2 else cards
+    pairs = [(1 << a) | (1 << b) for a, b in itertools.combinations(pool, 2)]
+    pairs.sort(key=lambda p: (-_static_discard_score(twelve, p, game), p))
+    out = pairs[:k]
+    if plan and plan not in out and popcount(plan & twelve) == 2:
+        out.append(plan)
+    return out
+
+
+def _decl_index(game: int, flags: int) -> int:
+    return DECLARATIONS.index(Contract(game, flags).code)
+
+
+class SkatSearchAgent:
+    """Discard and declaration by open-hand search over sampled worlds (module docstring).
+
+    Args:
+        worlds: worlds per candidate in the first round.
+        refine: the best third of the candidates gets ``refine x worlds`` more worlds.
+        discards: discards per game considered (by the static score, plus the rule-based plan).
+        loss_penalty: what a lost game costs per defender (duplicate scoring: 20).
+        inference: weigh the worlds by the defenders' bids (the rule-based bidding model).
+        calibration: ``"none"`` (p = the open-hand fraction) or per-game ``a,b`` pairs as
+            ``"a0,b0;a1,b1;..."`` (suit, grand, null): ``p = logistic(a + b logit(f))``.
+        node_limit: search nodes per world and candidate (0: none); a world over it is dropped.
+        tt_bits: log2 of the solver's transposition-table entries.
+    """
+
+    name = "skat_search"
+
+    def __init__(self, worlds: int = 8, refine: int = 2, discards: int = 4,
+                 loss_penalty: float = DUPLICATE_LOSS_PENALTY, inference: bool = True, calibration: str = "none",
+                 node_limit: int = 200_000, tt_bits: int = 18) -> None:
+        from .rule_based import RuleBasedAgent
+
+        for k, v, lo in (("worlds", worlds, 1), ("refine", refine, 0), ("discards", discards, 1)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= 10_000:
+                raise ValueError(f"{k} must be an int in {lo}..10000, got {v!r}")
+        self.worlds, self.refine, self.discards = int(worlds), int(refine), int(discards)
+        self.loss_penalty = float(loss_penalty)
+        self.inference = bool(inference)
+        self.node_limit = int(node_limit)
+        self.calibration = _parse_calibration(calibration)
+        self._rb = RuleBasedAgent()
+        self._solver = Solver(tt_bits=int(tt_bits))
+        self._gen = np.random.default_rng(0)
+        self._plan: list[Candidate] | None = None
+        self.log: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------------ protocol
+    def reset(self, deal_id: int, seat: int, rng: int) -> None:
+        self._rb.reset(deal_id, seat, rng)
+        self._gen = np.random.default_rng([int(rng) & 0xFFFFFFFF, int(rng) >> 32, 0x5EA4])
+        self._plan = None
+        self._solver.reset()
+
+    def act(self, obs: "Observation") -> int:
+        if len(obs.legal_actions) == 1:
+            return obs.legal_actions[0]
+        if obs.phase == "discard":
+            best = self._ranked(obs)[0]
+            for c in sorted(obs.legal_actions):
+                if (best.discard >> c) & 1:
+                    return c
+            return self._rb.act(obs)  # pragma: no cover - the plan holds a legal card
+        if obs.phase == "declare":
+            best = self._ranked(obs)[0]
+            a = DECLARE_BASE + best.declaration
+            return a if a in obs.legal_actions else self._rb.act(obs)
+        return self._rb.act(obs)
+
+    def action_values(self, obs: "Observation") -> ActionValues | None:
+        """Expected SF of each discard (first card of the best pair holding it) or declaration."""
+        if obs.phase not in ("discard", "declare") or not obs.legal_actions:
+            return None
+        ranked = self._ranked(obs)
+        vals: dict[int, float] = {}
+        for c in ranked:
+            ev = self._ev(c, obs.bid)
+            if obs.phase == "discard":
+                for card in iter_bits(c.discard):
+                    if card in obs.legal_actions and ev > vals.get(card, -1e18):
+                        vals[card] = ev
+            else:
+                a = DECLARE_BASE + c.declaration
+                if a in obs.legal_actions and ev > vals.get(a, -1e18):
+                    vals[a] = ev
+        chosen = self.act(obs)
+        detail = {"candidates": [{"discard": c.discard, "contract": DECLARATIONS[c.declaration], "p": c.p,
+                                  "worlds": c.weight, "ev": self._ev(c, obs.bid)} for c in ranked]}
+        return ActionValues(vals, "SF points", chosen=chosen, detail=detail)
+
+    # ------------------------------------------------------------------ search
+    def _ev(self, c: Candidate, bid: int) -> float:
+        p = _calibrated(c.p, c.game, self.calibration)
+        return float(expected_sf_at_bid(p, c.value, c.game, c.flags, bid, self.loss_penalty))
+
+    def _ranked(self, obs: "Observation") -> list[Candidate]:
+        """The candidates, best first (computed once per deal: the first discard and the
+        declaration after it use the same search)."""
+        if self._plan is None:
+            self._plan = self._search(obs)
+        if obs.phase == "discard" and obs.discard is not None and len(obs.discard) == 1:
+            gone = obs.discard.mask
+            keep = [c for c in self._plan if c.discard & gone]
+            if keep:
+                return keep
+        if obs.phase == "declare":
+            legal = {a - DECLARE_BASE for a in obs.legal_actions}
+            put = obs.discard.mask if obs.discard is not None else 0
+            keep = [c for c in self._plan if c.declaration in legal and (not put or c.discard == put)]
+            if not keep and put:  # the discard was not the search's own: value the declarations anew
+                self._plan = self._search(obs)
+                keep = [c for c in self._plan if c.declaration in legal]
+            if keep:
+                return keep
+        return self._plan
+
+    def _search(self, obs: "Observation") -> list[Candidate]:
+        seat, bid = obs.seat, obs.bid
+        picked = obs.skat_picked_up
+        hand = obs.hand.mask
+        if picked:
+            known = hand | (obs.discard.mask if obs.discard is not None else 0)
+            cands = self._pickup_candidates(obs, known) if obs.phase == "discard" \
+                else self._declared_discard_candidates(obs, known)
+        else:
+            known = hand
+            cands = self._hand_candidates(hand, bid)
+        if not cands:
+            return cands
+        worlds, weights = self._worlds(obs, known, picked, self.worlds * (1 + self.refine))
+        n1 = self.worlds
+        for c in cands:
+            self._solve(c, seat, known, worlds[:n1], weights[:n1], picked)
+        cands.sort(key=lambda c: -self._ev(c, bid))
+        if self.refine and len(cands) > 1:
+            k = max(1, (len(cands) + 2) // 3)
+            for c in cands[:k]:
+                self._solve(c, seat, known, worlds[n1:], weights[n1:], picked)
+            cands = sorted(cands[:k], key=lambda c: -self._ev(c, bid)) + cands[k:]
+        if not picked and cands:
+            self._announcements(cands, seat, known, worlds, weights, bid)
+        self.log.append({"seat": seat, "phase": obs.phase, "picked": picked,
+                         "best": DECLARATIONS[cands[0].declaration], "p": cands[0].p, "candidates": len(cands)})
+        return cands
+
+    def _pickup_candidates(self, obs: "Observation", twelve: int) -> list[Candidate]:
+        from .bidding_data import discard_for
+
+        bid = obs.bid
+        out: list[Candidate] = []
+        for game in self._games(twelve, bid, picked=True):
+            plan = discard_for(twelve, game)
+            flags_list = [0] if game != NULL else ([0] if bid <= 23 else []) + ([OUVERT] if bid > 23 else [])
+            for flags in flags_list:
+                value = self._value(twelve, game, flags)
+                for pair in discard_candidates(twelve, game, self.discards, plan):
+                    out.append(Candidate(pair, _decl_index(game, flags), game, flags, value))
+        return out
+
+    def _declared_discard_candidates(self, obs: "Observation", known: int) -> list[Candidate]:
+        put = obs.discard.mask if obs.discard is not None else 0
+        out = []
+        for a in obs.legal_actions:
+            c = Contract.from_code(DECLARATIONS[a - DECLARE_BASE])
+            if c.game <= NULL:
+                out.append(Candidate(put, a - DECLARE_BASE, c.game, c.flags, self._value(known, c.game, c.flags)))
+        return out
+
+    def _hand_candidates(self, hand: int, bid: int) -> list[Candidate]:
+        out = []
+        for game in self._games(hand, bid, picked=False):
+            flags = HAND | (OUVERT if game == NULL and bid > 35 else 0)
+            out.append(Candidate(0, _decl_index(game, flags), game, flags, self._value(hand, game, flags)))
+        return out
+
+    @staticmethod
+    def _games(cards: int, bid: int, picked: bool) -> list[int]:
+        """Games worth searching: suits with enough trumps, grand with jacks or aces, null
+        when the cards are safe enough."""
+        from skatsim.kernels.heuristic import null_bad
+
+        n = popcount(cards)
+        out = []
+        jacks = popcount(cards & JACKS)
+        for g in range(4):
+            if popcount(cards & TRUMP_MASKS[g]) >= (5 if n == 12 else 4):
+                out.append(g)
+        if jacks >= 2 or (jacks >= 1 and popcount(cards & ACES) >= 3):
+            out.append(GRAND)
+        if int(null_bad(cards)) <= (4 if picked else 1):
+            out.append(NULL)
+        return out
+
+    @staticmethod
+    def _value(cards: int, game: int, flags: int) -> int:
+        m = 0 if game == NULL else matadors_of(cards, game)
+        return int(game_value(game, flags, m))
+
+    def _worlds(self, obs: "Observation", known: int, picked: bool, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, 4)`` worlds (hands of seats 0..2, skat pile) and their weights."""
+        seat = obs.seat
+        unseen = np.array([c for c in range(32) if not (known >> c) & 1], np.int64)
+        others = [(seat + 1) % 3, (seat + 2) % 3]
+        draw = n * (4 if self.inference else 1)
+        bits = np.left_shift(np.int64(1), unseen)
+        w = np.zeros((draw, 4), np.int64)
+        skat = (obs.discard.mask if obs.discard is not None else 0) if picked else 0
+        for i in range(draw):
+            perm = self._gen.permutation(len(unseen))
+            w[i, seat] = obs.hand.mask
+            w[i, others[0]] = bits[perm[:10]].sum()
+            w[i, others[1]] = bits[perm[10:20]].sum()
+            w[i, 3] = skat if picked else bits[perm[20:22]].sum()
+        if not self.inference:
+            return w, np.ones(len(w))
+        from .pimc_inference import weigh_worlds
+
+        wt = weigh_worlds(obs, w, self._rb.param_row, 0.2)
+        if wt.sum() <= 0:
+            return w[:n], np.ones(n)
+        idx = self._gen.choice(len(w), size=n, replace=True, p=wt / wt.sum())
+        return w[idx], np.ones(n)
+
+    def _solve(self, c: Candidate, seat: int, known: int, worlds: np.ndarray, weights: np.ndarray,
+               picked: bool, goal: Any = None) -> None:
+        """Add the (weighted) open-hand wins of candidate ``c`` in ``worlds`` (forehand to lead);
+        a world over the node budget counts for nothing."""
+        cards = (known & ~c.discard) if picked else known
+        positions = []
+        for row in worlds:
+            hands = [int(row[0]), int(row[1]), int(row[2])]
+            hands[seat] = cards
+            skat = c.discard if picked else int(row[3])
+            positions.append(Position((hands[0], hands[1], hands[2]), skat, c.game, seat, (), 0, 0, 0))
+        if goal is None:
+            goal = "null" if c.game == NULL else 61
+        won = self._solver.wins_many(positions, threshold=goal, node_limit=self.node_limit or None)
+        ok = won >= 0
+        c.wins += float((weights[ok] * (won[ok] == 1)).sum())
+        c.weight += float(weights[ok].sum())
+
+    def _announcements(self, cands: list[Candidate], seat: int, known: int, worlds: np.ndarray,
+                       weights: np.ndarray, bid: int) -> None:
+        """Hand games: schneider / schwarz (and suit ouvert) announced for the best game
+        when the open-hand search wins it in every world at that goal too."""
+        best = cands[0]
+        if best.game == NULL or best.p < 0.95:
+            return
+        for flags, goal in ((HAND | SCHNEIDER_ANNOUNCED, 90), (HAND | SCHNEIDER_ANNOUNCED | SCHWARZ_ANNOUNCED,
+                                                               "schwarz")):
+            c = Candidate(0, _decl_index(best.game, flags), best.game, flags, self._value(known, best.game, flags))
+            self._solve(c, seat, known, worlds, weights, False, goal)
+            if c.weight <= 0 or c.p < 0.95:
+                return
+            if self._ev(c, bid) > self._ev(cands[0], bid):
+                cands.insert(0, c)
+
+    def __repr__(self) -> str:
+        return f"SkatSearchAgent(worlds={self.worlds}, refine={self.refine}, discards={self.discards})"
+
+
+def _parse_calibration(text: str) -> tuple[tuple[float, float], ...] | None:
+    if text in ("", "none", None):
+        return None
+    try:
+        parts = [tuple(float(x) for x in p.split(",")) for p in str(text).split(";")]
+    except ValueError:
+        parts = []
+    if len(parts) != 3 or any(len(p) != 2 for p in parts):
+        raise ValueError(f"calibration must be 'none' or three 'a,b' pairs 'a0,b0;a1,b1;a2,b2' (suit, grand, "
+                         f"null), got {text!r}")
+    return tuple((p[0], p[1]) for p in parts)
+
+
+def _calibrated(f: float, game: int, cal: Sequence[tuple[float, float]] | None) -> float:
+    if cal is None:
+        return f
+    a, b = cal[0 if game < GRAND else (1 if game == GRAND else 2)]
+    x = min(max(f, 1e-3), 1 - 1e-3)
+    z = a + b * float(np.log(x / (1 - x)))
+    return float(1.0 / (1.0 + np.exp(-z)))
