@@ -197,18 +197,18 @@ register("dmc", "agents.players.dmc:DMCAgent",
 
 
 def _compose_docs() -> dict[str, str]:
-    from .compose import compose_docs
+    from .players.compose import compose_docs
 
     return compose_docs()
 
 
 def _compose_checks() -> dict[str, Any]:
-    from .compose import compose_checks
+    from .players.compose import compose_checks
 
     return compose_checks()
 
 
-register("compose", "agents.compose:ComposedAgent", _compose_docs,
+register("compose", "agents.players.compose:ComposedAgent", _compose_docs,
          defaults={k: "" for k in ("early", "card_play", "bidding", "skat", "discard", "declare", "kontra",
                                    "declarer_play", "defender_play", "ramsch_play")},
          checks=_compose_checks,
@@ -216,7 +216,7 @@ register("compose", "agents.compose:ComposedAgent", _compose_docs,
              "(compose:early=neural_bidder,card_play=pimc(worlds=16))")
 
 
-register("skat_search", "agents.skat_search:SkatSearchAgent",
+register("skat_search", "agents.players.skat_search:SkatSearchAgent",
          {"worlds": "worlds per candidate (discard x game) in the first round",
           "refine": "the best third of the candidates gets refine x worlds more",
           "discards": "discards per game searched (static score + the rule-based plan)",

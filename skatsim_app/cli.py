@@ -16,6 +16,9 @@ Commands:
   train-bidding  label hands, train the bidding network, or run its tournament
   train-dmc   train the learned (Deep Monte-Carlo) player by self-play
   serve       the browser table: play against two AIs, replay recorded games with the solver
+  compare     where the points go between two players, decision by decision
+  card-labels PIMC's values of every card at the positions it meets (distillation labels)
+  train-distil  train the distilled card player on card labels
 
 The same option means the same everywhere (skatsim_app.options): ``--seed`` (default 1),
 ``--workers`` (default every core), ``--out DIR`` (a folder relative to the current one),
@@ -30,9 +33,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-
 from typing import Any
 
+from .analysis_commands import run_card_labels, run_train_distil
 from .options import UsageError
 from .tool_commands import run_train_bidding, run_train_dmc
 
@@ -58,6 +61,7 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .analysis_commands import add_compare
     from .game_commands import add_demo, add_play, add_solve
     from .run_commands import add_league, add_show, add_simulate, add_tournament
     from .tool_commands import add_agents, add_bench, add_import_iss, add_train_bidding, add_train_dmc, add_warmup
@@ -68,9 +72,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=_version(), help="print the version and exit")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", title="commands")
     for add in (add_play, add_demo, add_solve, add_tournament, add_league, add_simulate, add_show, add_agents,
-                add_import_iss, add_bench, add_train_bidding, add_train_dmc, add_warmup, _add_serve):
+                add_import_iss, add_bench, add_train_bidding, add_train_dmc, add_warmup, _add_serve, add_compare,
+                _script_help("card-labels", "PIMC's values of every card at the positions it meets (labels)"),
+                _script_help("train-distil", "train the distilled card player on card labels")):
         add(sub)
     return p
+
+
+def _script_help(name: str, text: str) -> "Any":
+    """A command whose arguments all belong to its module (listed in the help only)."""
+    def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+        sub.add_parser(name, help=text, add_help=False)
+
+    return add
 
 
 def _add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -135,7 +149,8 @@ def _stdout_closed() -> int:
 
 
 #: Commands whose arguments all belong to an experiments/ script.
-_SCRIPT_COMMANDS = {"train-bidding": run_train_bidding, "train-dmc": run_train_dmc}
+_SCRIPT_COMMANDS = {"train-bidding": run_train_bidding, "train-dmc": run_train_dmc,
+                    "card-labels": run_card_labels, "train-distil": run_train_distil}
 
 
 def main(argv: list[str] | None = None) -> int:

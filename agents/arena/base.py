@@ -57,7 +57,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypeAlias, r
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
-__all__ = ["Agent", "ActionValues", "AgentSpec", "AgentInfo", "register", "unregister", "make_agent", "list_agents", "agent_info",
+__all__ = ["Agent", "ActionValues", "AgentSpec", "AgentInfo", "register", "unregister", "make_agent", "list_agents",
+           "agent_info",
            "SpecLike", "DUPLICATE_LOSS_PENALTY", "AgentObject", "as_spec", "in_range", "one_of", "is_import_path",
            "ENTRY_POINT_GROUP", "AgentMakeError"]
 

@@ -50,7 +50,7 @@ from skatsim.scoring import matadors_of
 from skatsim.solver import Position, Solver
 from skatsim.valuation import expected_sf_at_bid, game_value
 
-from .base import DUPLICATE_LOSS_PENALTY, ActionValues
+from ..arena.base import DUPLICATE_LOSS_PENALTY, ActionValues
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
@@ -267,7 +267,7 @@ class SkatSearchAgent:
         return cands
 
     def _pickup_candidates(self, obs: "Observation", twelve: int) -> list[Candidate]:
-        from .bidding_data import discard_for
+        from .neural_bidding import discard_for
 
         bid = obs.bid
         out: list[Candidate] = []

@@ -107,8 +107,8 @@ class CardLabelConfig:
 
 
 def _players(cfg: CardLabelConfig, early: str) -> tuple[list[Any], list[Any]]:
-    from .compose import ComposedAgent
-    from .pimc import PIMCAgent
+    from ..players.compose import ComposedAgent
+    from ..players.pimc import PIMCAgent
 
     searchers = [PIMCAgent(worlds=cfg.worlds, log=True) for _ in range(3)]
     return [ComposedAgent(early=early, card_play=p) for p in searchers], searchers
@@ -118,7 +118,7 @@ def label_game(i: int, cfg: CardLabelConfig) -> list[dict[str, Any]]:
     """The rows of game ``i`` of the run ``cfg`` (see the module docstring)."""
     from skatsim import SkatState
 
-    from .play import Table
+    from ..arena.play import Table
 
     deal_seed = derive_seed(cfg.seed, i)
     early = cfg.early[i % len(cfg.early)]
@@ -166,7 +166,7 @@ _RB: Any = None
 def _rule_based_card(obs: Any) -> int:
     global _RB
     if _RB is None:
-        from .rule_based import RuleBasedAgent
+        from ..players.rule_based import RuleBasedAgent
 
         _RB = RuleBasedAgent()
     return int(_RB.peek(obs))
@@ -237,10 +237,10 @@ def read_card_labels(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m agents.card_labels --out DIR --games N --worlds 8 --workers 2``."""
+    """``python -m agents.learn.card_labels --out DIR --games N --worlds 8 --workers 2``."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m agents.card_labels", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="skatsim card-labels", description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--out", required=True, help="run directory (resumed when it holds the same config)")
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)

@@ -47,7 +47,7 @@ from skatsim.rules import RAMSCH
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
-    from .base import ActionValues
+    from ..arena.base import ActionValues
 
 __all__ = ["ComposedAgent", "PARTS", "GROUPS", "part_of", "nested_spec", "compose_docs", "compose_checks"]
 
@@ -82,7 +82,7 @@ def nested_spec(text: str) -> Any:
     >>> nested_spec("pimc(worlds=16,rule=wins)").to_text()
     'pimc:rule=wins,worlds=16'
     """
-    from .base import AgentSpec
+    from ..arena.base import AgentSpec
 
     t = text.strip()
     if t.endswith(")") and "(" in t:

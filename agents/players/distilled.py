@@ -1,0 +1,392 @@
+"""``DistilledAgent``: card play by a network distilled from PIMC search.
+
+The network reads what the seat knows at a card decision and gives, for every card, the
+fraction of worlds in which that card reaches the mover's side's goal (what PIMC estimates
+by solving sampled worlds open-handed, :mod:`agents.players.pimc`) and a policy over the
+cards (PIMC's own choice, which carries its tie-breaks). It plays the card of highest
+value, the policy breaking near-ties (``value + tie * policy``). It is trained by
+:mod:`agents.learn.distil` on :mod:`agents.learn.card_labels` rows.
+
+What the network sees (:func:`encode`), always seat-relative (the mover first, then the
+next seat, then the one before: :func:`agents.players.dmc.seat_permutations`) and with the
+suits canonical (:data:`CANON`: in a suit game the trump suit's plain cards trade places
+with the clubs', so every suit game looks like a clubs game and one network learns all
+four from the same data):
+
+- ``flat`` (:data:`N_FLAT` floats): the observation tensor
+  (:data:`skatsim.observation.OBS_LAYOUT`), then the cards still unseen by the mover, the
+  cards each other seat may still hold (unseen and not shown void), the card the rule-based
+  player would play here (the network learns where search differs from it), and the role
+  (mover, next seat, previous seat is the declarer);
+- ``tokens`` (``int64 (30, 4)``): the cards played so far in order, each as (canonical
+  card + 1, who played it relative to the mover, its place in the trick, the trick index);
+  0-padded. With ``sequence=True`` a small transformer encoder reads them (the order of
+  play: who led what, who signalled), beside the flat features.
+
+Outside suit, grand and null card play (the bidding, the skat, the declaration, Kontra/Re,
+Ramsch) the agent is the rule-based player; compose it with other parts
+(``compose:early=neural_bidder,card_play=distilled``).
+
+>>> from agents import make_agent, play_game
+>>> play_game([make_agent("distilled"), "rule_based", "rule_based"], seed=3).is_terminal()
+True
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+from numba import njit
+
+from skatsim.kernels import game as K
+from skatsim.kernels.observe import OBS_LAYOUT, OBS_SIZE, observe_into
+from skatsim.rules import NULL
+
+from ..learn.nets import checkpoint_files, mlp_body, write_checkpoint
+from ..learn.nets import lazy_torch as _torch
+from . import MODELS_DIR
+from .dmc import seat_permutations
+
+if TYPE_CHECKING:
+    from skatsim.observation import Observation
+
+__all__ = ["DistilledAgent", "CardModel", "build_net", "encode", "encode_observation", "CANON", "N_FLAT",
+           "MAX_TOKENS", "load_card_model", "save_card_model", "default_model_path", "FORMAT", "LAYOUT_VERSION"]
+
+FORMAT = "skatsim.distilled"
+LAYOUT_VERSION = 1
+MAX_TOKENS = 30
+_OFF: dict[str, tuple[int, int]] = {}
+_p = 0
+for _n, _s in OBS_LAYOUT:
+    _OFF[_n] = (_p, _s)
+    _p += _s
+_EXTRA = 32 * 4 + 3
+#: Flat features: the observation tensor and the extras (module docstring).
+N_FLAT = OBS_SIZE + _EXTRA
+_RB_AT = OBS_SIZE + 96  # where the rule-based card's one-hot starts
+
+
+def _canon() -> np.ndarray:
+    """``CANON[g, card]``: the canonical card of ``card`` in game type ``g`` (0..6): in a suit
+    game ``g`` the plain cards (7 8 9 Q K 10 A) of suit ``g`` and of clubs trade places."""
+    out = np.tile(np.arange(32, dtype=np.int64), (7, 1))
+    for g in range(4):
+        for r in range(7):
+            a, b = g * 8 + r, 3 * 8 + r
+            out[g, a], out[g, b] = b, a
+    out.setflags(write=False)
+    return out
+
+
+CANON = _canon()
+
+#: Parts of the observation tensor indexed by card (their card blocks are permuted).
+_CARD_PARTS = ("hand", "skat", "discard", "ouvert_hand", "played", "trick", "legal")
+
+
+def _suit_perm() -> np.ndarray:
+    """``perm (7, OBS_SIZE)``: the canonical observation of game type ``g`` is ``obs[perm[g]]``:
+    every 32-card block and the per-suit voids follow :data:`CANON`; the game one-hot of a suit
+    game becomes clubs."""
+    perm = np.tile(np.arange(OBS_SIZE, dtype=np.int64), (7, 1))
+    for g in range(7):
+        inv = np.argsort(CANON[g])  # canonical card -> the real card there
+        for name in _CARD_PARTS:
+            o, n = _OFF[name]
+            blocks = 1 if name == "legal" else n // 32
+            for b in range(blocks):
+                base = o + 32 * b
+                perm[g, base:base + 32] = base + inv
+        if g < 4:
+            o, n = _OFF["voids"]  # per seat: D H S C trumps
+            for s in range(n // 5):
+                a, c = o + 5 * s + g, o + 5 * s + 3
+                perm[g, a], perm[g, c] = c, a
+            o, _ = _OFF["game"]
+            perm[g, o + g], perm[g, o + 3] = o + 3, o + g
+    perm.setflags(write=False)
+    return perm
+
+
+SUIT_PERM = _suit_perm()
+SEAT_PERM = seat_permutations()
+
+
+@njit(cache=True)
+def _encode_one(view, seat, tr_cards, tr_seats, n_tok, rb, suit_perm, seat_perm, canon, tensor, flat,
+                tokens) -> None:
+    """Features of one position into ``flat`` (N_FLAT) and ``tokens`` (MAX_TOKENS, 4)."""
+    observe_into(view, seat, tensor)
+    g = view[K.F_GAME]
+    if g < 0 or g > 6:
+        g = 6
+    n = tensor.shape[0]
+    for i in range(n):
+        flat[i] = tensor[suit_perm[g, seat_perm[seat, i]]]
+    hand = view[K.F_HAND0 + seat]
+    known = hand
+    for q in range(3):
+        known |= view[K.F_PLAYED0 + q]
+    k = view[K.F_NCARDS]
+    for j in range(k):
+        known |= np.int64(1) << view[K.F_TRICK0 + j]
+    if view[K.F_DECLARER] == seat:
+        known |= view[K.F_SKAT]
+    known |= view[K.F_SHOWN]
+    for c in range(32):
+        out = n + canon[g, c]
+        unseen = (known >> c) & 1 == 0
+        flat[out] = 1.0 if unseen else 0.0
+        for r in range(2):
+            q = (seat + 1 + r) % 3
+            ok = unseen and ((view[K.F_VOID0 + q] >> c) & 1) == 0
+            flat[out + 32 * (r + 1)] = 1.0 if ok else 0.0
+    for c in range(32):
+        flat[n + 96 + c] = 0.0
+    if rb >= 0:
+        flat[n + 96 + canon[g, rb]] = 1.0
+    d = view[K.F_DECLARER]
+    for r in range(3):
+        flat[n + 128 + r] = 1.0 if d >= 0 and (seat + r) % 3 == d else 0.0
+    for t in range(tokens.shape[0]):
+        for f in range(4):
+            tokens[t, f] = 0
+    for t in range(n_tok):
+        tokens[t, 0] = canon[g, tr_cards[t]] + 1
+        tokens[t, 1] = (tr_seats[t] - seat + 3) % 3
+        tokens[t, 2] = t % 3
+        tokens[t, 3] = t // 3
+
+
+@njit(cache=True)
+def _encode_many(views, seats, cards, who, n_tok, rb, suit_perm, seat_perm, canon, flat, tokens) -> None:
+    tensor = np.empty(suit_perm.shape[1], np.float32)
+    for i in range(views.shape[0]):
+        _encode_one(views[i], seats[i], cards[i], who[i], n_tok[i], rb[i], suit_perm, seat_perm, canon, tensor,
+                    flat[i], tokens[i])
+
+
+def play_order(seq: Sequence[int], game: int) -> list[int]:
+    """The seat that played each card of ``seq`` (cards in the order of play from the first
+    trick, forehand leading it), by the trick winners of ``game``.
+
+    >>> from skatsim.cards import parse_card as c
+    >>> play_order([c("CA"), c("C7"), c("CJ"), c("D7")], 0)   # the club jack (a trump) takes the trick
+    [0, 1, 2, 2]
+    """
+    from skatsim.rules import trick_winner
+
+    out: list[int] = []
+    leader = 0
+    for t in range(0, len(seq), 3):
+        trick = list(seq[t:t + 3])
+        out += [(leader + j) % 3 for j in range(len(trick))]
+        if len(trick) == 3:
+            leader = (leader + trick_winner(trick, game)) % 3
+    return out
+
+
+def encode(views: np.ndarray, seats: Sequence[int], seqs: Sequence[Sequence[int]],
+           players: Sequence[Sequence[int]] | None = None,
+           rule_based: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(flat float32 (n, N_FLAT), tokens int64 (n, MAX_TOKENS, 4))`` of ``n`` positions: the
+    seats' masked views, the seats, the cards played so far in order (``players``: who
+    played each; by default from the trick winners, :func:`play_order`) and the rule-based
+    player's card at each (``-1``: none)."""
+    v = np.ascontiguousarray(views, np.int64)
+    if v.ndim == 1:
+        v = v[None, :]
+    n = len(v)
+    cards = np.zeros((n, MAX_TOKENS), np.int64)
+    who = np.zeros((n, MAX_TOKENS), np.int64)
+    ntok = np.zeros(n, np.int64)
+    for i in range(n):
+        s = list(seqs[i])[:MAX_TOKENS]
+        p = list(players[i]) if players is not None else play_order(s, int(v[i, K.F_GAME]))
+        ntok[i] = len(s)
+        cards[i, :len(s)] = s
+        who[i, :len(s)] = p[:len(s)]
+    flat = np.empty((n, N_FLAT), np.float32)
+    tokens = np.empty((n, MAX_TOKENS, 4), np.int64)
+    rb = np.full(n, -1, np.int64) if rule_based is None else np.ascontiguousarray(rule_based, np.int64)
+    _encode_many(v, np.ascontiguousarray(seats, np.int64), cards, who, ntok, rb, SUIT_PERM, SEAT_PERM, CANON, flat,
+                 tokens)
+    return flat, tokens
+
+
+def encode_observation(obs: "Observation", rule_based: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode` of one observation (its view, seat and the tricks so far)."""
+    seq: list[int] = []
+    who: list[int] = []
+    for leader, cards, _ in obs.tricks:
+        seq += list(cards)
+        who += [(leader + j) % 3 for j in range(len(cards))]
+    if obs.current_trick:
+        lead = obs.trick_leader if obs.trick_leader is not None else 0
+        seq += list(obs.current_trick)
+        who += [(lead + j) % 3 for j in range(len(obs.current_trick))]
+    return encode(obs.view[None, :], [obs.seat], [seq], [who], [rule_based])
+
+
+# ----------------------------------------------------------------------------- the network
+
+
+def build_net(hidden: Sequence[int] = (512, 256), sequence: bool = True, d_model: int = 64, layers: int = 2,
+              heads: int = 4) -> Any:
+    """The card network: an MLP over the flat features, beside (``sequence``) a transformer
+    encoder over the played cards (mean-pooled); a head of 64 outputs: 32 value logits
+    (per canonical card) and 32 policy logits."""
+    torch = _torch()
+    nn = torch.nn
+
+    class CardNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.body, w = mlp_body(N_FLAT, hidden)
+            self.sequence = bool(sequence)
+            if self.sequence:
+                self.card = nn.Embedding(33, d_model)
+                self.who = nn.Embedding(3, d_model)
+                self.place = nn.Embedding(3, d_model)
+                self.trick = nn.Embedding(10, d_model)
+                layer = nn.TransformerEncoderLayer(d_model, heads, 2 * d_model, dropout=0.0, batch_first=True)
+                self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+                w += d_model
+            self.head = nn.Sequential(nn.Linear(w, 256), nn.ReLU(), nn.Linear(256, 64))
+            # a skip from the rule-based card's one-hot to the policy logits: training starts
+            # at the rule-based player and learns where the search departs from it
+            self.rb_policy = nn.Parameter(torch.tensor(3.0))
+
+        def forward(self, flat: Any, tokens: Any) -> Any:
+            h = self.body(flat)
+            rb = flat[:, _RB_AT:_RB_AT + 32]
+            if self.sequence:
+                pad = tokens[:, :, 0] == 0
+                x = self.card(tokens[:, :, 0]) + self.who(tokens[:, :, 1]) + self.place(tokens[:, :, 2]) \
+                    + self.trick(tokens[:, :, 3])
+                empty = pad.all(dim=1)
+                pad = pad & ~empty[:, None] | (empty[:, None] & (torch.arange(pad.shape[1]) > 0)[None, :])
+                z = self.encoder(x, src_key_padding_mask=pad)
+                keep = (~pad).unsqueeze(-1).float()
+                z = (z * keep).sum(1) / keep.sum(1).clamp(min=1.0)
+                h = torch.cat([h, z], dim=1)
+            out = self.head(h)
+            return torch.cat([out[:, :32], out[:, 32:] + self.rb_policy * rb], dim=1)
+
+    return CardNet()
+
+
+class CardModel:
+    """A loaded card network with its settings: :meth:`values` of positions."""
+
+    def __init__(self, net: Any, meta: dict[str, Any]) -> None:
+        self.net = net.eval()
+        self.meta = meta
+
+    def outputs(self, flat: np.ndarray, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(value probabilities, policy logits)`` per canonical card, ``(n, 32)`` each."""
+        torch = _torch()
+        with torch.inference_mode():
+            out = self.net(torch.from_numpy(flat), torch.from_numpy(tokens)).numpy()
+        return 1.0 / (1.0 + np.exp(-out[:, :32])), out[:, 32:]
+
+
+def save_card_model(net: Any, path: str | Path, config: dict[str, Any]) -> tuple[Path, Path]:
+    """Write a card network checkpoint (``<stem>.pt`` + ``<stem>.json``)."""
+    meta = {"format": FORMAT, "layout_version": LAYOUT_VERSION, "n_flat": N_FLAT, "max_tokens": MAX_TOKENS,
+            **config}
+    return write_checkpoint(net, path, meta)
+
+
+def default_model_path() -> Path:
+    """The shipped model (``agents/models/distilled_v1``)."""
+    return MODELS_DIR / "distilled_v1"
+
+
+def load_card_model(path: str | Path | None = None) -> CardModel:
+    """Load a checkpoint (``None``: the shipped model); a clear error when it is missing or
+    was written for another layout."""
+    pt, js = checkpoint_files(default_model_path() if path is None else path)
+    if not pt.is_file() or not js.is_file():
+        raise ValueError(f"no card-network checkpoint at {pt.with_suffix('')} (need {pt.name} and {js.name})")
+    meta = json.loads(js.read_text())
+    if meta.get("format") != FORMAT or meta.get("layout_version") != LAYOUT_VERSION or meta.get("n_flat") != N_FLAT:
+        raise ValueError(f"{js} is not a {FORMAT} checkpoint of layout {LAYOUT_VERSION} with {N_FLAT} features")
+    torch = _torch()
+    arch = meta.get("arch", {})
+    net = build_net(**arch)
+    net.load_state_dict(torch.load(pt, map_location="cpu", weights_only=True))
+    return CardModel(net, meta)
+
+
+# ----------------------------------------------------------------------------- the agent
+
+
+class DistilledAgent:
+    """Card play by the distilled network (module docstring).
+
+    Args:
+        model: checkpoint path, a loaded :class:`CardModel`, or ``None``/``""`` for the shipped one.
+        tie: weight of the policy's probability added to the value (near-ties go to
+            the card the teacher tended to choose).
+    """
+
+    name = "distilled"
+
+    def __init__(self, model: Any = None, tie: float = 0.05) -> None:
+        from .rule_based import RuleBasedAgent
+
+        self.model = model if isinstance(model, CardModel) else load_card_model(model or None)
+        self.tie = float(tie)
+        self._rb = RuleBasedAgent()
+        torch = _torch()
+        torch.set_num_threads(1)
+
+    def reset(self, deal_id: int, seat: int, rng: int) -> None:
+        self._rb.reset(deal_id, seat, rng)
+
+    @staticmethod
+    def _decides(obs: "Observation") -> bool:
+        return obs.phase == "play" and obs.game_type is not None and obs.game_type <= NULL
+
+    def _scores(self, obs: "Observation") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        flat, tok = encode_observation(obs, self._rb.peek(obs))
+        v, logits = self.model.outputs(flat, tok)
+        g = int(obs.game_type or 0)
+        real = CANON[g]  # canonical index of each real card
+        v, logits = v[0, real], logits[0, real]
+        legal = list(obs.legal_actions)
+        z = logits[legal] - logits[legal].max()
+        p = np.exp(z) / np.exp(z).sum()
+        pol = np.zeros(32)
+        pol[legal] = p
+        return v, pol, v + self.tie * pol
+
+    def act(self, obs: "Observation") -> int:
+        legal = obs.legal_actions
+        if not self._decides(obs):
+            return self._rb.act(obs)
+        if len(legal) == 1:
+            return legal[0]
+        _, _, s = self._scores(obs)
+        return max(legal, key=lambda c: (s[c], -c))
+
+    def action_values(self, obs: "Observation") -> Any:
+        """The network's win probability of each legal card (``detail``: the policy)."""
+        from ..arena.base import ActionValues
+
+        if not self._decides(obs) or not obs.legal_actions:
+            return None
+        v, pol, s = self._scores(obs)
+        legal = obs.legal_actions
+        chosen = max(legal, key=lambda c: (s[c], -c))
+        return ActionValues({c: float(v[c]) for c in legal}, "win probability", chosen=chosen,
+                            detail={"policy": {c: float(pol[c]) for c in legal}})
+
+    def __repr__(self) -> str:
+        return f"DistilledAgent(tie={self.tie:g})"
+

@@ -1,0 +1,81 @@
+"""Commands of the strength work: ``compare`` (where the points go between two players),
+``card-labels`` (search labels for distillation) and ``train-distil`` (the distilled card
+player).
+
+``skatsim compare RUN [RUN2] --players A B``: one run directory of a duplicate tournament of
+``A`` against ``B``, or two runs (``A`` against a field, ``B`` against the same field on the
+same deals); prints :func:`agents.arena.compare.format_breakdown`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .options import UsageError
+
+__all__ = ["add_compare", "run_card_labels", "run_train_distil"]
+
+
+def add_compare(sub: "argparse._SubParsersAction[Any]") -> None:
+    sp = sub.add_parser("compare", help="where the points go between two players, decision by decision",
+                        description="A paired comparison of two players by decision: declares where the other "
+                                    "passes, passes where the other declares, other contract, same contract, "
+                                    "defence, passed in; one duplicate tournament of A against B, or two runs "
+                                    "(A against a field, B against the same field on the same deals).")
+    sp.add_argument("runs", nargs="+", metavar="RUN", help="one or two run directories (or games tables)")
+    sp.add_argument("--players", nargs=2, metavar=("A", "B"), default=None,
+                    help="the two agents' labels (default: the two agents of the tournament, or the agent of each "
+                         "run that is not in the other)")
+    sp.set_defaults(func=_run_compare, parser=sp)
+
+
+def _games(path: str) -> Any:
+    from agents.arena.tournament import load_tournament
+
+    return load_tournament(path, partial=True)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from agents.arena.compare import decision_breakdown, format_breakdown
+
+    if len(args.runs) > 2:
+        raise UsageError("give one tournament of A against B, or two runs (A and B against the same field)")
+    res = [_games(p) for p in args.runs]
+    if len(res) == 1:
+        labels = list(res[0].labels)
+        a, b = args.players or (labels + ["?", "?"])[:2]
+        if a not in labels or b not in labels:
+            raise UsageError(f"--players must name two of the tournament's agents: {', '.join(labels)}")
+        t = decision_breakdown(res[0].games, a, b)
+    else:
+        la, lb = set(res[0].labels), set(res[1].labels)
+        if args.players:
+            a, b = args.players
+        else:
+            only_a, only_b = sorted(la - lb), sorted(lb - la)
+            if len(only_a) != 1 or len(only_b) != 1:
+                raise UsageError("cannot tell the two players apart: give --players A B")
+            a, b = only_a[0], only_b[0]
+        if a not in la or b not in lb:
+            raise UsageError(f"{a!r} must be an agent of the first run and {b!r} of the second")
+        field = sorted(la - {a})
+        if field != sorted(lb - {b}):
+            raise UsageError(f"the runs' fields differ ({', '.join(field)} against {', '.join(sorted(lb - {b}))})")
+        t = decision_breakdown(res[0].games, a, b, res[1].games)
+    if int(t.loc["total", "pairs"]) == 0:
+        raise UsageError("no pairs: the runs share no deal with the players in the same seats")
+    print(format_breakdown(t, a, b))
+    return 0
+
+
+def run_card_labels(argv: list[str]) -> int:
+    from agents.learn.card_labels import main
+
+    return int(main(argv) or 0)
+
+
+def run_train_distil(argv: list[str]) -> int:
+    from agents.learn.distil import main
+
+    return int(main(argv) or 0)
