@@ -168,6 +168,19 @@ class ComposedAgent:
         f = getattr(self._by_part[part_of(obs)], "action_values", None)
         return None if f is None else f(obs)
 
+    def card_play_key(self) -> tuple[str, str, str] | None:
+        """The card-play parts' keys (declarer play, defender play, Ramsch play): two players
+        with equal keys play the same cards from the same position. ``None`` when a part has
+        no key (its play cannot be told equal to another's)."""
+        out = []
+        for i, part in enumerate(PARTS[5:]):
+            f = getattr(self._by_part[part], "card_play_key", None)
+            k = None if f is None else f()
+            if k is None:
+                return None
+            out.append(k[i])
+        return (out[0], out[1], out[2])
+
     def __repr__(self) -> str:
         groups: dict[str, list[str]] = {}
         for part, key in self.parts.items():

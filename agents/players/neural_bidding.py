@@ -754,6 +754,11 @@ class NeuralBidderAgent:
         best = max(options, key=lambda g: (sc[g], -g))
         return options[best]
 
+    def card_play_key(self) -> tuple[str, str, str] | None:
+        """The card-play delegate's :meth:`card_play_key` (the network never plays a card)."""
+        f = getattr(self._delegate, "card_play_key", None)
+        return None if f is None else f()
+
     def __repr__(self) -> str:
         return (f"NeuralBidderAgent(card_play={self.card_play!r}, aggressiveness={self.aggressiveness:g}, "
                 f"discard={self.discard!r})")

@@ -346,6 +346,19 @@ class PIMCAgent:
     def _delegate_choice(self, obs: "Observation") -> int:
         return self._delegate.peek(obs)  # asking must not advance the delegate's stream
 
+    def card_play_key(self) -> tuple[str, str, str] | None:
+        """What decides this player's cards (declarer, defender, Ramsch): everything its card
+        search depends on, and its rule-based delegate (tie-breaks, Ramsch). ``None`` with a
+        time budget (the worlds solved then depend on the clock)."""
+        rb = self._delegate.card_play_key()
+        if self.time_budget is not None or rb is None:
+            return None
+        k = (f"pimc:worlds={self.worlds},rule={self.rule},exact_tricks={self.exact_tricks},"
+             f"enumerate={self.enumerate},inference={self.inference},eps={self.inference_eps:g},"
+             f"oversample={self.oversample},node_limit={self.node_limit},tt={self._solver.tt_slots},"
+             f"bidding={self.bidding}|{rb[0]}")
+        return (k, k, rb[2])
+
     def __repr__(self) -> str:
         return f"PIMCAgent(worlds={self.worlds}, rule={self.rule!r}, bidding={self.bidding!r})"
 

@@ -131,6 +131,17 @@ class RuleBasedAgent(CompiledPolicyAgent):
         """Every parameter by name (defaults included)."""
         return {n: float(self._params[i]) for i, n in enumerate(PARAM_NAMES)}
 
+    def card_play_key(self) -> tuple[str, str, str] | None:
+        """What decides this player's cards as declarer, as defender and in Ramsch (for a
+        tournament that replays identical card play once): its parameters; ``None`` when its
+        cards are random (the stream then matters)."""
+        p = self.params
+        if p["random_cards"]:
+            return None
+        changed = ",".join(f"{n}={v:g}" for n, v in p.items() if v != DEFAULT_PARAMS[PARAM_NAMES.index(n)])
+        k = "rule_based" + (":" + changed if changed else "")
+        return (k, k, k)
+
     def __repr__(self) -> str:
         changed = {n: v for n, v in self.params.items() if v != DEFAULT_PARAMS[PARAM_NAMES.index(n)]}
         return "RuleBasedAgent(" + ", ".join(f"{k}={v:g}" for k, v in changed.items()) + ")"
