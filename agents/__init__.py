@@ -132,12 +132,24 @@ register("neural_bidder", "agents.players.neural_bidding:NeuralBidderAgent",
           "card_play": "rule_based or pimc", "aggressiveness": "SF points added before the bid test",
           "loss_penalty": "relative cost per defender of a lost game (20: duplicate scoring)",
           "discard": "rule_based, plans or model", "pimc_worlds": "worlds per card decision with pimc card play",
-          "skats": "skats sampled to value a pickup"},
+          "skats": "skats sampled to value a pickup",
+          "calibration": "'none' or '(a,b;a,b;a,b)' (suit, grand, null): the network's p mapped to what the "
+                         "card player wins, p' = logistic(a + b logit(p))"},
          defaults={"model": "", "card_play": "rule_based", "aggressiveness": 0.0,
                    "loss_penalty": DUPLICATE_LOSS_PENALTY,
-                   "discard": "rule_based", "pimc_worlds": 32, "skats": 32},
+                   "discard": "rule_based", "pimc_worlds": 32, "skats": 32, "calibration": "none"},
          checks=lambda: _neural_checks(),
          doc="bidding network (agents/players/neural_bidding.py) + delegated card play")
+
+
+def _calibration_check(v: str) -> str | None:
+    from .players.calibration import parse_calibration
+
+    try:
+        parse_calibration(v)
+    except ValueError:
+        return "'none' or three 'a,b' pairs '(a0,b0;a1,b1;a2,b2)' (suit, grand, null)"
+    return None
 
 
 def _neural_checks() -> dict[str, Any]:
@@ -157,6 +169,7 @@ def _neural_checks() -> dict[str, Any]:
             "discard": one_of("rule_based", "plans", "model"),
             "pimc_worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
             "skats": lambda v: None if 1 <= v <= 231 else "an int in 1..231 (the skats a hand can find)",
+            "calibration": _calibration_check,
             "loss_penalty": lambda v: None if 0 <= v < math.inf else "a number >= 0",
             "aggressiveness": lambda v: None if math.isfinite(v) else "a finite number"}
 
@@ -222,9 +235,10 @@ register("skat_search", "agents.players.skat_search:SkatSearchAgent",
           "discards": "discards per game searched (static score + the rule-based plan)",
           "loss_penalty": "relative cost per defender of a lost game (20: duplicate scoring)",
           "inference": "weigh the worlds by the defenders' bids (rule-based bidding model)",
-          "calibration": "'none' or 'a,b;a,b;a,b' (suit, grand, null): p = logistic(a + b logit(f))",
+          "calibration": "'none' or '(a,b;a,b;a,b)' (suit, grand, null): p = logistic(a + b logit(f))",
           "tt_bits": "log2 of the solver's transposition-table entries"},
-         checks=lambda: {"worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
+         checks=lambda: {"calibration": _calibration_check,
+                         "worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
                          "refine": lambda v: None if 0 <= v <= 100 else "an int in 0..100",
                          "discards": lambda v: None if 1 <= v <= 66 else "an int in 1..66",
                          "tt_bits": lambda v: None if 10 <= v <= 30 else "an int in 10..30"},

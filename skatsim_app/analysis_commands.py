@@ -14,7 +14,7 @@ from typing import Any
 
 from .options import UsageError
 
-__all__ = ["add_compare", "run_card_labels", "run_train_distil"]
+__all__ = ["add_compare", "run_card_labels", "run_train_distil", "run_calibrate_bidder"]
 
 
 def add_compare(sub: "argparse._SubParsersAction[Any]") -> None:
@@ -77,5 +77,11 @@ def run_card_labels(argv: list[str]) -> int:
 
 def run_train_distil(argv: list[str]) -> int:
     from agents.learn.distil import main
+
+    return int(main(argv) or 0)
+
+
+def run_calibrate_bidder(argv: list[str]) -> int:
+    from agents.learn.calibrate import main
 
     return int(main(argv) or 0)

@@ -19,6 +19,7 @@ Commands:
   compare     where the points go between two players, decision by decision
   card-labels PIMC's values of every card at the positions it meets (distillation labels)
   train-distil  train the distilled card player on card labels
+  calibrate-bidder  fit the neural bidder's win probabilities to the card player's games
 
 The same option means the same everywhere (skatsim_app.options): ``--seed`` (default 1),
 ``--workers`` (default every core), ``--out DIR`` (a folder relative to the current one),
@@ -35,7 +36,7 @@ import os
 import sys
 from typing import Any
 
-from .analysis_commands import run_card_labels, run_train_distil
+from .analysis_commands import run_calibrate_bidder, run_card_labels, run_train_distil
 from .options import UsageError
 from .tool_commands import run_train_bidding, run_train_dmc
 
@@ -74,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (add_play, add_demo, add_solve, add_tournament, add_league, add_simulate, add_show, add_agents,
                 add_import_iss, add_bench, add_train_bidding, add_train_dmc, add_warmup, _add_serve, add_compare,
                 _script_help("card-labels", "PIMC's values of every card at the positions it meets (labels)"),
-                _script_help("train-distil", "train the distilled card player on card labels")):
+                _script_help("train-distil", "train the distilled card player on card labels"),
+                _script_help("calibrate-bidder", "fit the neural bidder's win probabilities to a card player")):
         add(sub)
     return p
 
@@ -150,7 +152,8 @@ def _stdout_closed() -> int:
 
 #: Commands whose arguments all belong to an experiments/ script.
 _SCRIPT_COMMANDS = {"train-bidding": run_train_bidding, "train-dmc": run_train_dmc,
-                    "card-labels": run_card_labels, "train-distil": run_train_distil}
+                    "card-labels": run_card_labels, "train-distil": run_train_distil,
+                    "calibrate-bidder": run_calibrate_bidder}
 
 
 def main(argv: list[str] | None = None) -> int:

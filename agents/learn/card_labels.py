@@ -232,7 +232,7 @@ def read_card_labels(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[
         parts += [pq.read_table(done[k], columns=None if columns is None else list(columns)).to_pandas()
                   for k in sorted(done)]
     if not parts:
-        raise ValueError("no finished card-label shard in " + ", ".join(map(os.fspath, ps)))
+        raise ValueError("no finished card-label shard in " + ", ".join(os.fspath(x) for x in ps))
     return pd.concat(parts, ignore_index=True)
 
 

@@ -178,15 +178,15 @@ def play_order(seq: Sequence[int], game: int) -> list[int]:
     >>> play_order([c("CA"), c("C7"), c("CJ"), c("D7")], 0)   # the club jack (a trump) takes the trick
     [0, 1, 2, 2]
     """
-    from skatsim.rules import trick_winner
+    from skatsim.rules import trick_winner_pos
 
     out: list[int] = []
     leader = 0
     for t in range(0, len(seq), 3):
-        trick = list(seq[t:t + 3])
+        trick = [int(c) for c in seq[t:t + 3]]
         out += [(leader + j) % 3 for j in range(len(trick))]
         if len(trick) == 3:
-            leader = (leader + trick_winner(trick, game)) % 3
+            leader = (leader + int(trick_winner_pos(trick[0], trick[1], trick[2], game))) % 3
     return out
 
 
@@ -243,7 +243,7 @@ def build_net(hidden: Sequence[int] = (512, 256), sequence: bool = True, d_model
     torch = _torch()
     nn = torch.nn
 
-    class CardNet(nn.Module):
+    class CardNet(nn.Module):  # type: ignore[name-defined]  # torch is imported lazily
         def __init__(self) -> None:
             super().__init__()
             self.body, w = mlp_body(N_FLAT, hidden)

@@ -83,6 +83,7 @@ from ..arena.base import DUPLICATE_LOSS_PENALTY
 from ..learn.nets import checkpoint_files, dense_rows, mlp_body, write_checkpoint
 from ..learn.nets import lazy_torch as _torch
 from . import MODELS_DIR
+from .calibration import calibrated_array, parse_calibration
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
@@ -436,6 +437,20 @@ class _Info:
                    bits("discard"), ctx)
 
 
+class _Calibrated:
+    """A bidding network whose win probabilities go through a calibration
+    (:func:`agents.players.calibration.calibrated_array`, per contract's game)."""
+
+    def __init__(self, model: Any, cal: Any) -> None:
+        self.model, self.cal = model, cal
+        self.meta = model.meta
+        self._games = np.array([CONTRACT_GAME[i] for i in range(N_CONTRACTS)])
+
+    def predict_rows(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p, e = self.model.predict_rows(x)
+        return calibrated_array(p, self._games[None, :], self.cal).astype(np.float32), e
+
+
 # ----------------------------------------------------------------------------- the agent
 
 
@@ -466,13 +481,16 @@ class NeuralBidderAgent:
             (README, Neural bidding).
         pimc_worlds: worlds per card decision with ``card_play="pimc"``.
         skats: skats sampled to value a pickup (bidding, skat decision).
+        calibration: the network's win probabilities mapped to what the card player wins
+            (:mod:`agents.players.calibration`: ``"a,b;a,b;a,b"`` for suit, grand and null,
+            fitted on games that card player played; ``"none"``: as the network says).
     """
 
     name = "neural_bidder"
 
     def __init__(self, model: Any = None, card_play: str = "rule_based", aggressiveness: float = 0.0,
                  loss_penalty: float = DUPLICATE_LOSS_PENALTY, discard: str = "rule_based", pimc_worlds: int = 32,
-                 skats: int = 32) -> None:
+                 skats: int = 32, calibration: str = "none") -> None:
         if card_play not in _CARD_PLAY:
             raise ValueError(f"card_play must be one of {_CARD_PLAY}, got {card_play!r}")
         if discard not in _DISCARD:
@@ -480,7 +498,10 @@ class NeuralBidderAgent:
         for k, v in (("aggressiveness", aggressiveness), ("loss_penalty", loss_penalty)):
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
                 raise TypeError(f"{k} must be a number, got {v!r}")
-        self.model = model if isinstance(model, _Model) else load_model(model or None)
+        self.model = model if isinstance(model, (_Model, _Calibrated)) else load_model(model or None)
+        cal = parse_calibration(calibration)
+        if cal is not None:
+            self.model = _Calibrated(self.model, cal)
         self.card_play = card_play
         self.aggressiveness = float(aggressiveness)
         self.loss_penalty = float(loss_penalty)
@@ -498,11 +519,15 @@ class NeuralBidderAgent:
 
             self._delegate = RuleBasedAgent()
         self._cache: dict[tuple[int, int, bytes], np.ndarray] = {}
+        #: one record per declaration: the game, hand or not, the bid, the network's (calibrated)
+        #: win probability of the ten cards that play and the expected score it declared for
+        self.declarations: list[dict[str, Any]] = []
         self._pick: dict[tuple[int, int, int], float] = {}
         self._plans: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ protocol
     def reset(self, deal_id: int, seat: int, rng: int) -> None:
+        self.declarations = []
         self._cache = {}
         self._pick = {}
         self._plans = {}
@@ -549,7 +574,7 @@ class NeuralBidderAgent:
                     del gens[j]
                 at += m
         if len(self._cache) > 100_000 or len(self._pick) > 100_000:  # the batch instance is never reset
-            self._cache, self._pick, self._plans = {}, {}, {}
+            self._cache, self._pick, self._plans, self.declarations = {}, {}, {}, []
         return out
 
     def _run(self, gen: Any) -> Any:
@@ -741,6 +766,7 @@ class NeuralBidderAgent:
             return None
         hand_game = not info.picked
         if hand_game:
+            p, _ = yield from self._predict(info.hand, info.seat, self.context(info, info.bid))
             sc = (yield from self._scores(info, info.bid))[6:]
         else:
             cards = info.hand
@@ -752,7 +778,56 @@ class NeuralBidderAgent:
                 sc[g] = float(_game_sf(p[6 + g:7 + g], g, mats[g:g + 1] if g != NULL else None, False, info.bid,
                                        self.loss_penalty)[0])
         best = max(options, key=lambda g: (sc[g], -g))
+        self.declarations.append({"seat": info.seat, "game": int(best), "hand": hand_game, "bid": int(info.bid),
+                                  "p": float(p[6 + best]), "score": float(sc[best])})
         return options[best]
+
+    def action_values(self, obs: "Observation") -> Any:
+        """The network's expected Seeger-Fabian score of each choice (``None`` in the phases it
+        leaves to its delegate): in the bidding, going on (the next bid, or holding) is worth
+        the best contract at that bid plus ``aggressiveness``, passing 0; at the skat, the best
+        hand game and the pickup; at the declaration, each game's score."""
+        from ..arena.base import ActionValues
+
+        info = _Info.of_obs(obs)
+        legal = list(obs.legal_actions)
+        if not legal:
+            return None
+        vals: dict[int, float] = {}
+        if info.phase == "bidding":
+            bids = [a for a in legal if BID_BASE <= a < PASS]
+            go = min(bids) if bids else (HOLD if HOLD in legal else None)
+            if go is None:
+                return None
+            b = BID_VALUES[go - BID_BASE] if bids else info.bid
+            vals[go] = self.value(info, b) + self.aggressiveness
+            if PASS in legal:
+                vals[PASS] = 0.0
+        elif info.phase == "skat":
+            if HAND in legal:
+                vals[HAND] = float(self.scores(info, info.bid)[6:].max())
+            if PICKUP in legal:
+                vals[PICKUP] = self.pickup_value(info, info.bid)
+        elif info.phase == "declare":
+            if info.picked:
+                p, _ = self.predict(info.hand, info.seat, self.context(info, info.bid))
+                mats = _mats12(np.array([info.hand | info.discard], np.int64))[0]
+                sc = [float(_game_sf(p[6 + g:7 + g], g, mats[g:g + 1] if g != NULL else None, False, info.bid,
+                                     self.loss_penalty)[0]) for g in range(6)]
+            else:
+                sc = list(self.scores(info, info.bid)[6:])
+            for a in legal:
+                c = Contract.from_code(DECLARATIONS[a - DECLARE_BASE])
+                if not (c.ouvert or c.schneider_announced) and np.isfinite(sc[c.game]):
+                    vals[a] = float(sc[c.game])
+        else:
+            return None
+        if not vals:
+            return None
+        n = len(self.declarations)
+        chosen = self._run(self._decide(info))
+        del self.declarations[n:]
+        return ActionValues(vals, "SF points", chosen=chosen)
 
     def card_play_key(self) -> tuple[str, str, str] | None:
         """The card-play delegate's :meth:`card_play_key` (the network never plays a card)."""

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,6 +51,7 @@ from skatsim.solver import Position, Solver
 from skatsim.valuation import expected_sf_at_bid, game_value
 
 from ..arena.base import DUPLICATE_LOSS_PENALTY, ActionValues
+from .calibration import calibrated, parse_calibration
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
@@ -141,8 +142,9 @@ class SkatSearchAgent:
         discards: discards per game considered (by the static score, plus the rule-based plan).
         loss_penalty: what a lost game costs per defender (duplicate scoring: 20).
         inference: weigh the worlds by the defenders' bids (the rule-based bidding model).
-        calibration: ``"none"`` (p = the open-hand fraction) or per-game ``a,b`` pairs as
-            ``"a0,b0;a1,b1;..."`` (suit, grand, null): ``p = logistic(a + b logit(f))``.
+        calibration: ``"none"`` (p = the open-hand fraction) or per class ``a,b`` pairs as
+            ``"(a0,b0;a1,b1;a2,b2)"`` (suit, grand, null): ``p = logistic(a + b logit(f))``
+            (:mod:`agents.players.calibration`).
         node_limit: search nodes per world and candidate (0: none); a world over it is dropped.
         tt_bits: log2 of the solver's transposition-table entries.
     """
@@ -161,7 +163,7 @@ class SkatSearchAgent:
         self.loss_penalty = float(loss_penalty)
         self.inference = bool(inference)
         self.node_limit = int(node_limit)
-        self.calibration = _parse_calibration(calibration)
+        self.calibration = parse_calibration(calibration)
         self._rb = RuleBasedAgent()
         self._solver = Solver(tt_bits=int(tt_bits))
         self._gen = np.random.default_rng(0)
@@ -213,7 +215,7 @@ class SkatSearchAgent:
 
     # ------------------------------------------------------------------ search
     def _ev(self, c: Candidate, bid: int) -> float:
-        p = _calibrated(c.p, c.game, self.calibration)
+        p = calibrated(c.p, c.game, self.calibration)
         return float(expected_sf_at_bid(p, c.value, c.game, c.flags, bid, self.loss_penalty))
 
     def _ranked(self, obs: "Observation") -> list[Candidate]:
@@ -380,25 +382,3 @@ class SkatSearchAgent:
 
     def __repr__(self) -> str:
         return f"SkatSearchAgent(worlds={self.worlds}, refine={self.refine}, discards={self.discards})"
-
-
-def _parse_calibration(text: str) -> tuple[tuple[float, float], ...] | None:
-    if text in ("", "none", None):
-        return None
-    try:
-        parts = [tuple(float(x) for x in p.split(",")) for p in str(text).split(";")]
-    except ValueError:
-        parts = []
-    if len(parts) != 3 or any(len(p) != 2 for p in parts):
-        raise ValueError(f"calibration must be 'none' or three 'a,b' pairs 'a0,b0;a1,b1;a2,b2' (suit, grand, "
-                         f"null), got {text!r}")
-    return tuple((p[0], p[1]) for p in parts)
-
-
-def _calibrated(f: float, game: int, cal: Sequence[tuple[float, float]] | None) -> float:
-    if cal is None:
-        return f
-    a, b = cal[0 if game < GRAND else (1 if game == GRAND else 2)]
-    x = min(max(f, 1e-3), 1 - 1e-3)
-    z = a + b * float(np.log(x / (1 - x)))
-    return float(1.0 / (1.0 + np.exp(-z)))
