@@ -98,6 +98,7 @@ def _pimc_docs() -> dict[str, str]:
         "bidding": "'rule_based' (delegate bidding, skat, declaration, Kontra/Re) or 'simulation'",
         "inference": "weight the worlds by how well the rule-based model explains the others' auction",
         "inference_eps": "weight factor of a call the rule-based model would not have made",
+        "card_eps": "with inference: weight factor of a card the rule-based model would not have played (1: off)",
         "oversample": "candidate worlds drawn per world kept when inferring",
         "node_limit": "search nodes per world and decision (0: none); worlds over it are dropped",
         "log": "keep a record per searched decision",
@@ -119,6 +120,7 @@ def _pimc_checks() -> dict[str, Any]:
             "rule": one_of("wins", "points"), "bidding": one_of("rule_based", "simulation"),
             "time_budget": lambda v: None if v is None or v > 0 else "a positive number of seconds",
             "exact_tricks": count(0, 10), "inference_eps": in_range(0, 1, "a weight factor"),
+            "card_eps": lambda v: None if 0 < v <= 1 else "a weight factor in (0, 1]",
             "oversample": count(1, 1000), "node_limit": count(0, 10**12), "tt_bits": count(10, 30)}
 
 
@@ -231,7 +233,8 @@ register("compose", "agents.players.compose:ComposedAgent", _compose_docs,
 
 register("skat_search", "agents.players.skat_search:SkatSearchAgent",
          {"worlds": "worlds per candidate (discard x game) in the first round",
-          "refine": "the best third of the candidates gets refine x worlds more",
+          "finalists": "candidates searched again after the first round",
+          "final_worlds": "worlds more per finalist",
           "discards": "discards per game searched (static score + the rule-based plan)",
           "loss_penalty": "relative cost per defender of a lost game (20: duplicate scoring)",
           "inference": "weigh the worlds by the defenders' bids (rule-based bidding model)",
@@ -239,7 +242,8 @@ register("skat_search", "agents.players.skat_search:SkatSearchAgent",
           "tt_bits": "log2 of the solver's transposition-table entries"},
          checks=lambda: {"calibration": _calibration_check,
                          "worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
-                         "refine": lambda v: None if 0 <= v <= 100 else "an int in 0..100",
+                         "finalists": lambda v: None if 0 <= v <= 100 else "an int in 0..100",
+                         "final_worlds": lambda v: None if 0 <= v <= 10_000 else "an int in 0..10000",
                          "discards": lambda v: None if 1 <= v <= 66 else "an int in 1..66",
                          "tt_bits": lambda v: None if 10 <= v <= 30 else "an int in 10..30"},
          doc="discard and declaration by open-hand search over sampled worlds (other phases: rule_based); "

@@ -90,8 +90,8 @@ def declaration_rows(i: int, cfg: CalibrationConfig) -> list[dict[str, Any]]:
     rec = bidders[d].declarations[-1]
     r = table.result
     return [{"game": i, "seat": int(d), "aggressiveness": aggr, "game_type": int(rec["game"]),
-             "hand": bool(rec["hand"]), "bid": int(rec["bid"]), "p": float(rec["p"]), "score": float(rec["score"]), "won": bool(r.won),
-             "sf": float(r.seeger_fabian[d]), "contract": str(r.contract)}]
+             "hand": bool(rec["hand"]), "bid": int(rec["bid"]), "p": float(rec["p"]), "score": float(rec["score"]),
+             "won": bool(r.won), "sf": float(r.seeger_fabian[d]), "contract": str(r.contract)}]
 
 
 def _chunk(cfg: CalibrationConfig, a: int, b: int) -> tuple[float, Any]:

@@ -135,6 +135,8 @@ class PIMCAgent:
             ``"simulation"``.
         inference: weight the worlds by the other seats' auction (:mod:`agents.players.pimc_inference`).
         inference_eps: the weight factor of a call the rule-based model would not have made.
+        card_eps: with ``inference``, the weight factor of a card another seat played that the
+            rule-based model would not have played (1: the cards are not weighed).
         oversample: candidate worlds drawn per world kept when inferring.
         node_limit: search nodes per world and decision (0: no limit); a world that needs
             more is dropped from that decision (the few borderline worlds that make the
@@ -149,7 +151,7 @@ class PIMCAgent:
 
     def __init__(self, worlds: int = 32, rule: str = "wins", time_budget: float | None = None,
                  exact_tricks: int = 4, enumerate: bool = True, bidding: str = "rule_based",
-                 inference: bool = False, inference_eps: float = 0.2, oversample: int = 4,
+                 inference: bool = False, inference_eps: float = 0.2, card_eps: float = 1.0, oversample: int = 4,
                  node_limit: int = 300_000, log: bool = False, tt_bits: int = 18, bid_worlds: int | None = None,
                  **rule_based: Any) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 10_000:
@@ -168,6 +170,9 @@ class PIMCAgent:
         self.bidding = bidding
         if not 0.0 <= inference_eps <= 1.0:
             raise ValueError(f"inference_eps must be in 0..1, got {inference_eps!r}")
+        if not 0.0 < card_eps <= 1.0:
+            raise ValueError(f"card_eps must be in (0, 1], got {card_eps!r}")
+        self.card_eps = float(card_eps)
         if isinstance(oversample, bool) or not isinstance(oversample, int) or not 1 <= oversample <= 64:
             raise ValueError(f"oversample must be an int in 1..64, got {oversample!r}")
         if isinstance(node_limit, bool) or not isinstance(node_limit, int) or node_limit < 0:
@@ -325,7 +330,7 @@ class PIMCAgent:
     def _weights(self, obs: "Observation", worlds: np.ndarray) -> np.ndarray | None:
         from .pimc_inference import weigh_worlds
 
-        w = weigh_worlds(obs, worlds, self._delegate.param_row, self.inference_eps)
+        w = weigh_worlds(obs, worlds, self._delegate.param_row, self.inference_eps, self.card_eps)
         return w if w.sum() > 0 else None
 
     def _inferred_sample(self, obs: "Observation", info: InfoState, t0: float) -> np.ndarray:
@@ -355,6 +360,7 @@ class PIMCAgent:
             return None
         k = (f"pimc:worlds={self.worlds},rule={self.rule},exact_tricks={self.exact_tricks},"
              f"enumerate={self.enumerate},inference={self.inference},eps={self.inference_eps:g},"
+             f"card_eps={self.card_eps:g},"
              f"oversample={self.oversample},node_limit={self.node_limit},tt={self._solver.tt_slots},"
              f"bidding={self.bidding}|{rb[0]}")
         return (k, k, rb[2])

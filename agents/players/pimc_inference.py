@@ -40,10 +40,10 @@ _DECL_OF_CODE = {c: DECLARE_BASE + i for i, c in enumerate(DECLARATIONS)}
 HIDDEN_DISCARD = -1
 
 
-def public_actions(obs: "Observation") -> np.ndarray:
+def public_actions(obs: "Observation", cards: bool = False) -> np.ndarray:
     """The actions before the card play as the observer knows them: the auction, the
     skat decision, the discards (``-1`` where hidden from the observer), the declaration
-    and Kontra/Re. ``int64`` array."""
+    and Kontra/Re; with ``cards`` the cards played since, in order. ``int64`` array."""
     out = [string_to_action(a) for _, a in obs.bids]
     if obs.declarer is not None and obs.phase not in ("bidding", "skat"):
         out.append(PICKUP if obs.skat_picked_up else HAND)
@@ -55,11 +55,16 @@ def public_actions(obs: "Observation") -> np.ndarray:
         if obs.contract is not None:
             out.append(_DECL_OF_CODE[Contract.parse(obs.contract).code])
             out += [string_to_action(a) for _, a in obs.kontra]
+            if cards:
+                out += [c for _, trick, _ in obs.tricks for c in trick] + list(obs.current_trick)
     return np.array(out, dtype=np.int64)
 
 
 @njit(cache=True)
-def _replay_weight(st, view, h0, h1, h2, skat, actions, me, params, eps, options) -> float:
+def _replay_weight(st, view, h0, h1, h2, skat, actions, me, params, eps, eps_cards, options, what) -> float:
+    """Replay ``actions`` from a dealt world; multiply the weight by ``eps`` for each call of
+    another seat before the card play that the rule-based model would not have made, and by
+    ``eps_cards`` for each such card (``what``: 0 both, 1 the calls only, 2 the cards only)."""
     G.init_state(st, h0, h1, h2, skat, options)
     w = 1.0
     pile = skat
@@ -74,11 +79,18 @@ def _replay_weight(st, view, h0, h1, h2, skat, actions, me, params, eps, options
                 c += 1
             pile ^= 1 << c
             a = c
-        elif p != me and ph != G.PH_DISCARD and ph != G.PH_PLAY and ph != G.PH_KONTRA:
-            G.mask_view(st, p, view)
-            b, _ = rule_based_policy(view, p, params, 1)
-            if b != a:
-                w *= eps
+        elif p != me and ph != G.PH_DISCARD and ph != G.PH_KONTRA:
+            if ph == G.PH_PLAY:
+                if what != 1 and eps_cards < 1.0 and st[G.F_GAME] <= 5:
+                    G.mask_view(st, p, view)
+                    b, _ = rule_based_policy(view, p, params, 1)
+                    if b != a:
+                        w *= eps_cards
+            elif what != 2:
+                G.mask_view(st, p, view)
+                b, _ = rule_based_policy(view, p, params, 1)
+                if b != a:
+                    w *= eps
         if not G.is_legal(st, a):  # the world cannot carry this history
             return 0.0
         G.apply_action(st, a)
@@ -86,23 +98,26 @@ def _replay_weight(st, view, h0, h1, h2, skat, actions, me, params, eps, options
 
 
 @njit(cache=True)
-def world_weights(dealt, actions, me, params, eps, options, marginal_seat, out) -> None:
+def world_weights(dealt, actions, me, params, eps, options, marginal_seat, out, eps_cards=1.0) -> None:
     """``out[i]``: the weight of world ``i`` (``dealt[i]`` = dealt hands of seats 0..2 and
-    the dealt skat) under the rule-based model of the other seats' pre-play ``actions``
-    (``-1``: a hidden discard). With ``marginal_seat >= 0`` (a declarer who picked up a skat
-    the observer never saw) the dealt skat is unknown: the weight is the mean over the 66
-    ways two of his twelve cards (dealt hand + skat) were the skat."""
+    the dealt skat) under the rule-based model of the other seats' ``actions`` (``-1``: a
+    hidden discard): ``eps`` per call before the card play it would not have made,
+    ``eps_cards`` per card (1: the cards are not weighed). With ``marginal_seat >= 0`` (a
+    declarer who picked up a skat the observer never saw) the dealt skat is unknown: the
+    calls' weight is the mean over the 66 ways two of his twelve cards (dealt hand + skat)
+    were the skat, the cards' weight that of the first way."""
     st = np.zeros(G.N_FIELDS, dtype=np.int64)
     view = np.zeros(G.N_FIELDS, dtype=np.int64)
     h = np.zeros(3, dtype=np.int64)
     for i in range(dealt.shape[0]):
         if marginal_seat < 0:
             out[i] = _replay_weight(st, view, dealt[i, 0], dealt[i, 1], dealt[i, 2], dealt[i, 3], actions, me,
-                                    params, eps, options)
+                                    params, eps, eps_cards, options, 0)
             continue
         twelve = dealt[i, marginal_seat] | dealt[i, 3]
         total = 0.0
         n = 0
+        cards_w = -1.0
         m1 = twelve
         while m1:
             b1 = m1 & -m1
@@ -114,16 +129,23 @@ def world_weights(dealt, actions, me, params, eps, options, marginal_seat, out) 
                 for q in range(3):
                     h[q] = dealt[i, q]
                 h[marginal_seat] = twelve & ~(b1 | b2)
-                total += _replay_weight(st, view, h[0], h[1], h[2], b1 | b2, actions, me, params, eps, options)
+                wi = _replay_weight(st, view, h[0], h[1], h[2], b1 | b2, actions, me, params, eps, eps_cards,
+                                    options, 1)
+                if cards_w < 0.0 and wi > 0.0 and eps_cards < 1.0:
+                    cards_w = _replay_weight(st, view, h[0], h[1], h[2], b1 | b2, actions, me, params, eps,
+                                             eps_cards, options, 2)
+                total += wi
                 n += 1
-        out[i] = total / n
+        out[i] = total / n * (cards_w if cards_w >= 0.0 else 1.0)
 
 
-def weigh_worlds(obs: "Observation", worlds: np.ndarray, params: np.ndarray, eps: float) -> np.ndarray:
+def weigh_worlds(obs: "Observation", worlds: np.ndarray, params: np.ndarray, eps: float,
+                 eps_cards: float = 1.0) -> np.ndarray:
     """Weights of ``worlds`` (``(n, 4)``: hands now and the skat pile, as sampled) for
     ``obs.seat``: the dealt hands are the hands now plus the cards each seat played; a
     declarer who picked up found the pile (his discards) in the skat unless the observer
-    is that declarer (then the true dealt skat is known)."""
+    is that declarer (then the true dealt skat is known). ``eps_cards < 1`` weighs the other
+    seats' cards too (:func:`world_weights`)."""
     v = obs.view
     dealt = np.array(worlds, dtype=np.int64, copy=True)
     for q in range(3):
@@ -137,9 +159,9 @@ def weigh_worlds(obs: "Observation", worlds: np.ndarray, params: np.ndarray, eps
             dealt[:, 3] = found
         else:  # which two of his twelve cards were the skat is unknown: average over them
             marginal = d
-    acts = public_actions(obs)
+    acts = public_actions(obs, cards=eps_cards < 1.0)
     out = np.empty(len(dealt), dtype=np.float64)
     world_weights(dealt, acts, obs.seat, np.ascontiguousarray(params, dtype=np.float64), float(eps),
-                  int(v[G.F_OPTIONS]), marginal, out)
+                  int(v[G.F_OPTIONS]), marginal, out, float(eps_cards))
     return out
 

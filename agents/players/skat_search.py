@@ -16,7 +16,7 @@ Candidates are pruned before any search: per game, the discards that keep its tr
 aces and guarded tens kept) with the rule-based player's own plan always among them; games
 whose trumps are too few, and null unless the twelve cards allow a safe-enough null.
 Successive halving spends the worlds where the decision is: every candidate gets
-``worlds`` worlds, the best third gets ``refine`` times as many.
+``worlds`` worlds, the ``finalists`` best get ``final_worlds`` more.
 
 In a hand game the skat is unknown: each world deals the 22 unseen cards to the defenders
 and the skat, and every declarable hand game is valued the same way; announcements
@@ -138,7 +138,8 @@ class SkatSearchAgent:
 
     Args:
         worlds: worlds per candidate in the first round.
-        refine: the best third of the candidates gets ``refine x worlds`` more worlds.
+        finalists: the candidates searched again after the first round.
+        final_worlds: worlds more per finalist.
         discards: discards per game considered (by the static score, plus the rule-based plan).
         loss_penalty: what a lost game costs per defender (duplicate scoring: 20).
         inference: weigh the worlds by the defenders' bids (the rule-based bidding model).
@@ -151,15 +152,17 @@ class SkatSearchAgent:
 
     name = "skat_search"
 
-    def __init__(self, worlds: int = 8, refine: int = 2, discards: int = 4,
+    def __init__(self, worlds: int = 4, finalists: int = 3, final_worlds: int = 12, discards: int = 3,
                  loss_penalty: float = DUPLICATE_LOSS_PENALTY, inference: bool = True, calibration: str = "none",
-                 node_limit: int = 200_000, tt_bits: int = 18) -> None:
+                 node_limit: int = 100_000, tt_bits: int = 18) -> None:
         from .rule_based import RuleBasedAgent
 
-        for k, v, lo in (("worlds", worlds, 1), ("refine", refine, 0), ("discards", discards, 1)):
+        for k, v, lo in (("worlds", worlds, 1), ("finalists", finalists, 0), ("final_worlds", final_worlds, 0),
+                         ("discards", discards, 1)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= 10_000:
                 raise ValueError(f"{k} must be an int in {lo}..10000, got {v!r}")
-        self.worlds, self.refine, self.discards = int(worlds), int(refine), int(discards)
+        self.worlds, self.finalists, self.final_worlds = int(worlds), int(finalists), int(final_worlds)
+        self.discards = int(discards)
         self.loss_penalty = float(loss_penalty)
         self.inference = bool(inference)
         self.node_limit = int(node_limit)
@@ -252,13 +255,13 @@ class SkatSearchAgent:
             cands = self._hand_candidates(hand, bid)
         if not cands:
             return cands
-        worlds, weights = self._worlds(obs, known, picked, self.worlds * (1 + self.refine))
+        worlds, weights = self._worlds(obs, known, picked, self.worlds + self.final_worlds)
         n1 = self.worlds
         for c in cands:
             self._solve(c, seat, known, worlds[:n1], weights[:n1], picked)
         cands.sort(key=lambda c: -self._ev(c, bid))
-        if self.refine and len(cands) > 1:
-            k = max(1, (len(cands) + 2) // 3)
+        if self.finalists and self.final_worlds and len(cands) > 1:
+            k = min(self.finalists, len(cands))
             for c in cands[:k]:
                 self._solve(c, seat, known, worlds[n1:], weights[n1:], picked)
             cands = sorted(cands[:k], key=lambda c: -self._ev(c, bid)) + cands[k:]
@@ -300,16 +303,16 @@ class SkatSearchAgent:
 
     @staticmethod
     def _games(cards: int, bid: int, picked: bool) -> list[int]:
-        """Games worth searching: suits with enough trumps, grand with jacks or aces, null
-        when the cards are safe enough."""
+        """Games worth searching: the two suits with most trumps (enough of them), grand with
+        jacks or aces, null when the cards are safe enough."""
         from skatsim.kernels.heuristic import null_bad
 
         n = popcount(cards)
-        out = []
         jacks = popcount(cards & JACKS)
-        for g in range(4):
-            if popcount(cards & TRUMP_MASKS[g]) >= (5 if n == 12 else 4):
-                out.append(g)
+        suits = [(popcount(cards & TRUMP_MASKS[g]), int(sum(CARD_POINTS[c] for c in iter_bits(cards & TRUMP_MASKS[g]))),
+                  g) for g in range(4)]
+        suits.sort(reverse=True)
+        out = [g for k, _, g in suits[:2] if k >= (5 if n == 12 else 4)]
         if jacks >= 2 or (jacks >= 1 and popcount(cards & ACES) >= 3):
             out.append(GRAND)
         if int(null_bad(cards)) <= (4 if picked else 1):
@@ -381,4 +384,5 @@ class SkatSearchAgent:
                 cands.insert(0, c)
 
     def __repr__(self) -> str:
-        return f"SkatSearchAgent(worlds={self.worlds}, refine={self.refine}, discards={self.discards})"
+        return (f"SkatSearchAgent(worlds={self.worlds}, finalists={self.finalists}, final_worlds={self.final_worlds}, "
+                f"discards={self.discards})")
