@@ -109,13 +109,13 @@ def _static_discard_score(twelve: int, pair: int, game: int) -> float:
 def discard_candidates(twelve: int, game: int, k: int, plan: int = 0) -> list[int]:
     """The ``k`` best-looking discards (two-card masks) of ``twelve`` for ``game`` by the static
     score, ``plan`` (the rule-based player's) always included: trumps are kept when at least
-    two other cards remain.
+    two other cards remain; ties go to the lower mask.
 
     >>> from skatsim import CardSet
     >>> from skatsim.rules import CLUBS
     >>> t = CardSet("CJ SJ HJ CA C10 CK C9 C8 SA S10 H7 D7").mask
     >>> [str(CardSet.from_mask(p)) for p in discard_candidates(t, CLUBS, 2)]
-    ['♥7 ♦7', '♠10 ♥7']
+    ['♥7 ♦7', '♠10 ♦7']
     """
     cards = list(iter_bits(twelve))
     keep = TRUMP_MASKS[game] if game != NULL else 0
@@ -183,14 +183,16 @@ class SkatSearchAgent:
     def act(self, obs: "Observation") -> int:
         if len(obs.legal_actions) == 1:
             return obs.legal_actions[0]
+        ranked = self._ranked(obs) if obs.phase in ("discard", "declare") else []
+        if not ranked:  # nothing searchable (no declarable game among the candidates)
+            return self._rb.act(obs)
+        best = ranked[0]
         if obs.phase == "discard":
-            best = self._ranked(obs)[0]
             for c in sorted(obs.legal_actions):
                 if (best.discard >> c) & 1:
                     return c
             return self._rb.act(obs)  # pragma: no cover - the plan holds a legal card
         if obs.phase == "declare":
-            best = self._ranked(obs)[0]
             a = DECLARE_BASE + best.declaration
             return a if a in obs.legal_actions else self._rb.act(obs)
         return self._rb.act(obs)
@@ -303,8 +305,14 @@ class SkatSearchAgent:
 
     @staticmethod
     def _games(cards: int, bid: int, picked: bool) -> list[int]:
-        """Games worth searching: the two suits with most trumps (enough of them), grand with
-        jacks or aces, null when the cards are safe enough."""
+        """Games worth searching: the two suits with most trumps (the first always, the second
+        with enough of them), grand with jacks or aces, null when the cards are safe enough.
+
+        >>> from skatsim.cards import CardSet
+        >>> flat = CardSet("CA C10 CK SA S10 SK HA H10 HK DA D10 DK").mask  # no jack, no long suit
+        >>> SkatSearchAgent._games(flat, 18, picked=True)  # still a game: a declarer must declare
+        [3]
+        """
         from skatsim.kernels.heuristic import null_bad
 
         n = popcount(cards)
@@ -312,7 +320,7 @@ class SkatSearchAgent:
         suits = [(popcount(cards & TRUMP_MASKS[g]), int(sum(CARD_POINTS[c] for c in iter_bits(cards & TRUMP_MASKS[g]))),
                   g) for g in range(4)]
         suits.sort(reverse=True)
-        out = [g for k, _, g in suits[:2] if k >= (5 if n == 12 else 4)]
+        out = [g for i, (k, _, g) in enumerate(suits[:2]) if i == 0 or k >= (5 if n == 12 else 4)]
         if jacks >= 2 or (jacks >= 1 and popcount(cards & ACES) >= 3):
             out.append(GRAND)
         if int(null_bad(cards)) <= (4 if picked else 1):
