@@ -142,6 +142,16 @@ def _replay_sources(cwd: Path) -> None:
     (cwd / "iss_games.txt").write_bytes((ROOT / "tests" / "data" / "iss_records.txt").read_bytes())
 
 
+def _compare_runs(cwd: Path) -> None:
+    """The runs docs/strength.md's compare commands read: A against B, and A and B each
+    against the same field on the same deals."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for agents, out in ((["random", "rule_based"], "runs/a_vs_b"), (["random", "rule_based"], "runs/a_vs_field"),
+                        (["rule_based:max_bid=18", "rule_based"], "runs/b_vs_field")):
+        subprocess.run([sys.executable, "-m", "skatsim_app", "tournament", *agents, "--deals", "3", "--out", out,
+                        "--no-progress"], cwd=cwd, env=env, check=True, capture_output=True, timeout=600)
+
+
 _BIDDING_SMALL = ("train_bidding.json", "train_bidding.json --set data.generate.n_deals=300 --set train.max_epochs=2")
 _DMC_SMALL = ("train_dmc_small.json", "train_dmc_small.json --set train.frames=20000 --set eval.every_frames=10000 "
               "--set eval.deals=4")
@@ -207,6 +217,17 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim agents dmc": Run(),
     "python experiments/dmc_pool.py --players dmc dmc:trust=15 --deals 2000 --slow-deals 300 --chunk 10 --seed 20260":
         Long((("--deals 2000 --slow-deals 300 --chunk 10", "--deals 2 --slow-deals 1 --chunk 1 --pool rule_based"),)),
+    # docs/strength.md
+    'skatsim tournament "compose:early=neural_bidder,card_play=pimc(worlds=32)" pimc:worlds=32 --deals 200':
+        Run((("--deals 200", "--deals 1"), ("pimc(worlds=32)", "pimc(worlds=2)"), ("pimc:worlds=32", "pimc:worlds=2")),
+            slow=True),
+    'skatsim tournament "compose:bidding=neural_bidder,discard=skat_search,declare=skat_search,card_play=pimc" '
+    "rule_based --deals 50": Run((("--deals 50", "--deals 1"), ("card_play=pimc", "card_play=pimc(worlds=2)")),
+                                 slow=True),
+    'skatsim calibrate-bidder --out runs/cal_pimc32 --games 600 --card-play "pimc(worlds=32)" --workers 2':
+        Long((("--games 600", "--games 3"), ("pimc(worlds=32)", "pimc(worlds=2)"), ("--workers 2", "--workers 1"))),
+    "skatsim compare runs/a_vs_b": Run(setup=_compare_runs),
+    "skatsim compare runs/a_vs_field runs/b_vs_field": Run(setup=_compare_runs),
     # docs/web.md
     ".venv/bin/skatsim serve": Elsewhere("tests/test_web_api.py::test_skatsim_serve_prints_its_url_and_serves"),
     ".venv/bin/skatsim serve --replay runs/my_tournament --replay games.parquet --replay iss_games.txt":
@@ -401,6 +422,15 @@ def test_the_vecenv_signature_in_the_docs_is_the_real_one() -> None:
     for a, d in pairs:
         if isinstance(d, ast.Constant):  # the literal defaults are the real ones
             assert real[a.arg].default == d.value, a.arg
+
+
+def test_the_strength_page_s_examples_run() -> None:
+    """docs/strength.md's ``>>>`` examples (a composed player's parts) as doctests."""
+    import doctest
+
+    res = doctest.testfile(str(ROOT / "docs" / "strength.md"), module_relative=False,
+                           optionflags=doctest.ELLIPSIS)
+    assert res.attempted and not res.failed, res
 
 
 def test_the_python_blocks_are_all_tested() -> None:
