@@ -231,6 +231,14 @@ register("compose", "agents.players.compose:ComposedAgent", _compose_docs,
              "(compose:early=neural_bidder,card_play=pimc(worlds=16))")
 
 
+register("expert", "agents.players.compose:expert",
+         {"worlds": "PIMC worlds per card decision", "inference": "PIMC's worlds weighed by the auction"},
+         defaults={"worlds": 32, "inference": False},
+         checks=lambda: {"worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000"},
+         doc="the strongest composition measured: the neural bidder's early decisions + PIMC card play "
+             "(compose:early=neural_bidder,card_play=pimc(worlds=32))")
+
+
 register("skat_search", "agents.players.skat_search:SkatSearchAgent",
          {"worlds": "worlds per candidate (discard x game) in the first round",
           "finalists": "candidates searched again after the first round",

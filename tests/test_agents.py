@@ -33,7 +33,8 @@ RULES = [SkatRules(), SkatRules(ramsch=True, kontra=True)]
 #: the shared test runs every agent; search agents with few worlds (the checks do not depend on it)
 CHEAP = {"pimc": "pimc:worlds=4", "neural_bidder": "neural_bidder",
          "skat_search": "skat_search:worlds=2,finalists=1,final_worlds=2,discards=2",
-         "compose": "compose:early=rule_based,card_play=pimc(worlds=1),discard=skat_search(worlds=1,final_worlds=0,discards=1)"}
+         "compose": "compose:early=rule_based,card_play=pimc(worlds=1),discard=skat_search(worlds=1,final_worlds=0,discards=1)",
+         "expert": "expert:worlds=1"}
 
 
 @pytest.mark.parametrize("name", ALL_AGENTS)

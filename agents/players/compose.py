@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
     from ..arena.base import ActionValues
 
-__all__ = ["ComposedAgent", "PARTS", "GROUPS", "part_of", "nested_spec", "compose_docs", "compose_checks"]
+__all__ = ["ComposedAgent", "expert", "PARTS", "GROUPS", "part_of", "nested_spec", "compose_docs", "compose_checks"]
 
 #: The parts, in the order of a deal.
 PARTS: tuple[str, ...] = ("bidding", "skat", "discard", "declare", "kontra", "declarer_play", "defender_play",
@@ -186,6 +186,23 @@ class ComposedAgent:
         for part, key in self.parts.items():
             groups.setdefault(key, []).append(part)
         return "ComposedAgent(" + ", ".join(f"{'+'.join(p)}={k}" for k, p in groups.items()) + ")"
+
+
+def expert(worlds: int = 32, inference: bool = False) -> ComposedAgent:
+    """The registry's ``expert``: the strongest composition measured so far, the neural
+    bidder's early decisions (bidding, skat, discard, declaration, Kontra/Re) with PIMC card
+    play over ``worlds`` worlds (``inference``: PIMC's worlds weighed by the auction). The
+    same player as ``compose:early=neural_bidder,card_play=pimc(worlds=32)``; what each part
+    is worth is in docs/strength.md.
+
+    >>> e = expert(worlds=8)
+    >>> e.name, e.parts["bidding"], e.parts["defender_play"]
+    ('expert', 'neural_bidder', 'pimc:worlds=8')
+    """
+    play = f"pimc(worlds={int(worlds)}" + (",inference=true)" if inference else ")")
+    agent = ComposedAgent(early="neural_bidder", card_play=play)
+    agent.name = "expert"
+    return agent
 
 
 def compose_docs() -> dict[str, str]:
