@@ -72,6 +72,7 @@ class Candidate:
     value: int
     wins: float = 0.0
     weight: float = 0.0
+    goal: Any = None  # the solver's goal (None: 61, or no trick in null)
 
     @property
     def p(self) -> float:
@@ -257,6 +258,8 @@ class SkatSearchAgent:
             cands = self._hand_candidates(hand, bid)
         if not cands:
             return cands
+        for c in cands:
+            self._reach_bid(c, known, bid)
         worlds, weights = self._worlds(obs, known, picked, self.worlds + self.final_worlds)
         n1 = self.worlds
         for c in cands:
@@ -328,6 +331,20 @@ class SkatSearchAgent:
         return out
 
     @staticmethod
+    def _reach_bid(c: Candidate, cards: int, bid: int) -> None:
+        """A suit or grand game worth less than the bid is not lost yet: the value it reaches
+        decides an overbid (ISkO §11), so it is searched for schneider (or schwarz) and valued
+        at that level."""
+        if c.game == NULL or c.value >= bid:
+            return
+        m = matadors_of(cards, c.game)
+        for goal, schwarz in ((90, False), ("schwarz", True)):
+            v = int(game_value(c.game, c.flags, m, True, schwarz))
+            if v >= bid:
+                c.value, c.goal = v, goal
+                return
+
+    @staticmethod
     def _value(cards: int, game: int, flags: int) -> int:
         m = 0 if game == NULL else matadors_of(cards, game)
         return int(game_value(game, flags, m))
@@ -369,7 +386,7 @@ class SkatSearchAgent:
             skat = c.discard if picked else int(row[3])
             positions.append(Position((hands[0], hands[1], hands[2]), skat, c.game, seat, (), 0, 0, 0))
         if goal is None:
-            goal = "null" if c.game == NULL else 61
+            goal = c.goal if c.goal is not None else ("null" if c.game == NULL else 61)
         won = self._solver.wins_many(positions, threshold=goal, node_limit=self.node_limit or None)
         ok = won >= 0
         c.wins += float((weights[ok] * (won[ok] == 1)).sum())
