@@ -95,6 +95,12 @@ def pairs_of(games_a: "pd.DataFrame", a: str, b: str, games_b: "pd.DataFrame | N
                 if rb is not None:
                     out.append(_pair(deal, s, ra, rb))
     else:
+        if "deal_seed" in games_a.columns and "deal_seed" in games_b.columns:
+            sa = games_a.drop_duplicates("deal_id").set_index("deal_id")["deal_seed"]
+            sb = games_b.drop_duplicates("deal_id").set_index("deal_id")["deal_seed"]
+            common = sa.index.intersection(sb.index)
+            if (sa.loc[common] != sb.loc[common]).any():
+                raise ValueError("the two runs do not share their boards (different seeds): board i is another deal")
         by_b = {(int(r["deal_id"]), r["arrangement"]): r for _, r in games_b.iterrows()}
         for _, ra in games_a.iterrows():
             seats = [s for s in range(3) if ra[f"agent_{s}"] == a]
