@@ -1,0 +1,262 @@
+"""Distillation of PIMC card play: the labels (agents/learn/card_labels.py), the trainer
+(agents/learn/distil.py) and the distilled player (agents/players/distilled.py), on a tiny
+label run (2 games, 2 worlds per decision)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from agents import make_agent
+from agents.arena.play import Table
+from agents.arena.testing import agent_api_test
+from agents.learn.card_labels import RUN_KIND, CardLabelConfig, generate_card_labels, read_card_labels
+from agents.learn.distil import DistilConfig, load_dataset, train
+from agents.players.distilled import DistilledAgent, encode, encode_observation, load_card_model
+from agents.players.rule_based import RuleBasedAgent
+from skatsim import SkatState
+from skatsim.bits import derive_seed, popcount
+from skatsim.layout import F_HAND0
+from skatsim.runs import RunDir
+from skatsim_app.cli import main
+
+CFG = CardLabelConfig(n_games=2, seed=3, worlds=2, early=("rule_based",), shard_size=1)
+
+
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("labels") / "run"
+    generate_card_labels(out, CFG, workers=1, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def model(labels: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("distil") / "run"
+    train(_distil_cfg(labels, epochs=1), out, progress=False)
+    return out
+
+
+def _distil_cfg(labels: Path, **kw: Any) -> DistilConfig:
+    base = dict(labels=(str(labels),), hidden=(32,), sequence=True, d_model=16, layers=1, heads=2, epochs=1,
+                batch=32, val_games=1, device="cpu", threads=1, seed=1)
+    base.update(kw)
+    return DistilConfig(**base)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- card labels
+
+
+def test_label_rows_are_legal_card_decisions_with_a_value_per_legal_card(labels: Path) -> None:
+    df = read_card_labels(labels)
+    assert len(df) >= 20 and sorted(df["game"].unique()) == [0, 1]
+    assert (df["deal_seed"] == [derive_seed(CFG.seed, g) for g in df["game"]]).all()
+    assert (df["early"] == "rule_based").all()
+    for r in df.itertuples(index=False):
+        legal = int(r.legal)
+        hand = int(r.view[F_HAND0 + r.seat])
+        assert popcount(legal) >= 2 and legal & ~hand == 0  # a choice among the mover's own cards
+        has_value = ~np.isnan(np.asarray(r.wins))
+        assert [c for c in range(32) if has_value[c]] == [c for c in range(32) if legal >> c & 1]
+        assert all(0.0 <= r.wins[c] <= 1.0 for c in range(32) if has_value[c])
+        assert legal >> int(r.chosen) & 1 and legal >> int(r.rule_based) & 1
+        assert 1 <= r.n_worlds <= CFG.worlds and 1 <= r.trick <= 10
+        assert len(r.seq) // 3 == r.trick - 1 and not any(hand >> int(c) & 1 for c in r.seq)
+        # PIMC plays a card of the best win fraction (its tie-breaks among them)
+        assert r.wins[r.chosen] == np.nanmax(np.asarray(r.wins))
+    # moves grow within a game, and a seat's rows carry the seat's score of the finished game
+    for _, g in df.groupby("game"):
+        assert g["move"].is_monotonic_increasing and g["move"].is_unique
+        assert (g.groupby("seat")["sf"].nunique() == 1).all()
+    run = RunDir.open(labels)
+    assert run.kind == RUN_KIND and run.complete and run.manifest["rows"] == len(df)
+
+
+def test_a_label_run_resumes_to_the_same_dataset(labels: Path, tmp_path: Path) -> None:
+    want = read_card_labels(labels)
+    copy = tmp_path / "run"
+    shutil.copytree(labels, copy)
+    run = RunDir.open(copy)
+    run.shard_path(1, 2).unlink()  # as if killed before the second game was written
+    assert RunDir.open(copy).todo() == [(1, 2)]
+    generate_card_labels(copy, CFG, workers=1, progress=False)
+    pd.testing.assert_frame_equal(read_card_labels(copy), want)
+    generate_card_labels(copy, CFG, workers=1, progress=False)  # complete: nothing to do
+    pd.testing.assert_frame_equal(read_card_labels(copy), want)
+    with pytest.raises(ValueError, match=r"another config \(worlds: 2 there, 3 here\)"):
+        generate_card_labels(copy, dataclasses.replace(CFG, worlds=3), progress=False)
+
+
+def test_labels_do_not_depend_on_the_worker_count(labels: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "two"
+    assert main(["card-labels", "--out", str(out), "--games", "2", "--seed", "3", "--worlds", "2",
+                 "--early", "rule_based", "--shard-size", "1", "--workers", "2"]) == 0
+    want = read_card_labels(labels)
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"{len(want):,} labelled card decisions in 2 games")
+    pd.testing.assert_frame_equal(read_card_labels(out), want)
+
+
+def test_card_label_config_errors() -> None:
+    for kw, msg in ((dict(n_games=0), "n_games must be an int"), (dict(worlds=0), "worlds must be an int"),
+                    (dict(early=()), "early must name at least one agent spec"),
+                    (dict(shard_size=0), "shard_size must be a positive int")):
+        with pytest.raises(ValueError, match=msg):
+            CardLabelConfig(**kw)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- features
+
+
+def _play_positions(seeds: range) -> list[tuple[SkatState, int]]:
+    """Card decisions of rule-based games (suit, grand, null), as (state copy, seat)."""
+    out = []
+    for seed in seeds:
+        s = SkatState.new_game(seed=seed)
+        t = Table(["rule_based", "rule_based", "rule_based"], s, seed)
+        while not t.over:
+            if s.phase == "play" and len(s.legal_actions()) > 1:
+                out.append((s.clone(), s.current_player()))
+            t.step()
+    return out
+
+
+def test_the_player_sees_the_features_the_trainer_reads() -> None:
+    """Training rows are encoded from the labels' (view, cards played, rule-based card);
+    the player encodes its observation: the same numbers at the same position."""
+    rb = RuleBasedAgent()
+    for s, seat in _play_positions(range(4))[::3]:
+        obs = s.observation(seat)
+        card = rb.peek(obs)
+        seq = [c for _, cards, _ in obs.tricks for c in cards] + list(obs.current_trick)  # as in the labels
+        flat, tok = encode(obs.view[None, :], [seat], [seq], None, [card])
+        f2, t2 = encode_observation(obs, card)
+        assert np.array_equal(flat, f2) and np.array_equal(tok, t2)
+
+
+def test_features_use_only_the_seats_information() -> None:
+    gen = np.random.default_rng(8)
+    rb = RuleBasedAgent()
+    checked = 0
+    for s, seat in _play_positions(range(3))[::4]:
+        obs = s.observation(seat)
+        flat, tok = encode_observation(obs, rb.peek(obs))
+        for _ in range(2):
+            world = s.resample_from_infostate(seat, gen)
+            other = (seat + 1) % 3
+            if world.hand_mask(other) == s.hand_mask(other):
+                continue  # nothing hidden was moved (late in the hand)
+            wobs = world.observation(seat)
+            f2, t2 = encode_observation(wobs, rb.peek(wobs))
+            assert np.array_equal(flat, f2) and np.array_equal(tok, t2)
+            checked += 1
+    assert checked >= 5
+
+
+# ----------------------------------------------------------------------------- training and the player
+
+
+def test_training_writes_a_loadable_checkpoint_with_its_log(model: Path, labels: Path) -> None:
+    for f in ("model.pt", "model.json", "checkpoint.pt", "log.jsonl", "config.json"):
+        assert (model / f).is_file(), f
+    log = [json.loads(x) for x in (model / "log.jsonl").read_text().splitlines()]
+    assert [x["epoch"] for x in log] == [1]
+    data = load_dataset([str(labels)])
+    assert log[0]["train_rows"] + log[0]["val_rows"] == len(data) and log[0]["val_rows"] > 0
+    for k in ("net_regret", "net_best", "net_teacher", "rule_based_regret", "teacher_regret"):
+        assert np.isfinite(log[0][k]), k
+    assert log[0]["teacher_regret"] == 0.0  # PIMC plays a card of the label's best fraction
+    m = load_card_model(model / "model")
+    assert m.meta["epoch"] == 1 and m.meta["arch"]["d_model"] == 16
+
+
+def test_training_resumes_to_the_run_it_would_have_been(model: Path, labels: Path, tmp_path: Path) -> None:
+    """One epoch, then a resumed second one: the same network and validation figures as two
+    epochs in one go (the batch order and the learning-rate schedule continue)."""
+    import torch
+
+    run = tmp_path / "resumed"
+    shutil.copytree(model, run)
+    last = train(_distil_cfg(labels, epochs=2), run, progress=False)  # one more epoch
+    assert last["epoch"] == 2
+    log = [json.loads(x) for x in (run / "log.jsonl").read_text().splitlines()]
+    assert [x["epoch"] for x in log] == [1, 2]
+    assert load_card_model(run / "model").meta["epoch"] == 2
+    whole = tmp_path / "whole"
+    straight = train(_distil_cfg(labels, epochs=2), whole, progress=False)
+    drop = ("cpu_seconds",)
+    assert {k: v for k, v in straight.items() if k not in drop} == {k: v for k, v in last.items() if k not in drop}
+    a = torch.load(run / "model.pt", weights_only=True)
+    b = torch.load(whole / "model.pt", weights_only=True)
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    with pytest.raises(ValueError, match="holds a distillation run of another config"):
+        train(_distil_cfg(labels, epochs=2, lr=5e-4), run, progress=False)
+
+
+def test_the_distilled_player_loads_the_model_by_path(model: Path) -> None:
+    path = str(model / "model")
+    a = make_agent(f"agents.players.distilled:DistilledAgent:model={path}")
+    assert isinstance(a, DistilledAgent) and a.model.meta["epoch"] == 1
+    s, seat = _play_positions(range(1))[0]
+    obs = s.observation(seat)
+    v = a.action_values(obs)
+    assert v is not None and set(v.values) == set(obs.legal_actions) and v.chosen == a.act(obs)
+    assert all(0.0 <= x <= 1.0 for x in v.values.values())
+    with pytest.raises(ValueError, match="no card-network checkpoint at"):
+        DistilledAgent(model=str(model / "nothing"))
+
+
+def test_the_distilled_player_passes_the_agent_api_test(model: Path) -> None:
+    m = load_card_model(model / "model")
+    report = agent_api_test(lambda: DistilledAgent(model=m), n_deals=5, seed=2, hidden_deals=1, n_worlds=2)
+    assert report["games"] == 10 and report["resampled"] > 0 and report["phases"]["play"] > 0
+
+
+def test_its_card_values_do_not_depend_on_hidden_cards(model: Path) -> None:
+    a = DistilledAgent(model=load_card_model(model / "model"))
+    gen = np.random.default_rng(1)
+    for s, seat in _play_positions(range(2))[::5]:
+        want = a.action_values(s.observation(seat))
+        world = s.resample_from_infostate(seat, gen)
+        got = a.action_values(world.observation(seat))
+        assert got.values == want.values and got.chosen == want.chosen
+
+
+# ----------------------------------------------------------------------------- the commands
+
+
+@pytest.mark.parametrize("cmd, words", [("card-labels", ["--out", "--games", "--worlds", "--workers", "--early"]),
+                                        ("train-distil", ["--labels", "--out", "--device", "--set"])])
+def test_commands_have_help(cmd: str, words: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main([cmd, "--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: skatsim {cmd}")
+    for w in words:
+        assert w in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["card-labels", "--out", "X", "--worlds", "0"], "worlds must be an int in 1..10000, got 0"),
+    (["train-distil", "--labels", "X", "--out", "Y", "--set", "nosuch=1"], "--set takes KEY=VALUE with KEY one of"),
+    (["train-distil", "--labels", "X", "--out", "Y", "--set", "epochs=two"], "--set epochs: 'two' is not a int"),
+    (["train-distil", "--labels", "NOWHERE", "--out", "Y", "--device", "cpu"], "'NOWHERE' is not a skatsim run"),
+])
+def test_command_errors_are_one_line(argv: list[str], message: str, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [str(tmp_path / a) if a in ("X", "Y", "NOWHERE") else a for a in argv]
+    message = message.replace("'NOWHERE'", repr(str(tmp_path / "NOWHERE")))
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "Traceback" not in "\n".join(err) and message in err[-1], err[-1]
