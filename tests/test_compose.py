@@ -256,3 +256,13 @@ def test_action_values_are_the_deciding_parts() -> None:
     assert b.act(obs) == v.chosen  # the values' choice is the player's
     # a rule-based part gives none
     assert make_agent(spec).action_values(SkatState.new_game(seed=1).observation(1)) is None
+
+
+@pytest.mark.parametrize("params, card_play", [("worlds=2", "pimc(worlds=2)"),
+                                               ("worlds=2,inference=true", "pimc(worlds=2,inference=true)")])
+def test_expert_is_the_composition_it_names(params: str, card_play: str) -> None:
+    e = make_agent(f"expert:{params}")
+    c = make_agent(f"compose:early=neural_bidder,card_play={card_play}")
+    assert e.name == "expert" and isinstance(e, ComposedAgent)
+    assert e.parts == c.parts and e.parts["kontra"] == "neural_bidder"
+    assert e.card_play_key() == c.card_play_key() is not None
