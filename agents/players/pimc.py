@@ -55,7 +55,7 @@ from .rule_based import RuleBasedAgent
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
-    from .base import ActionValues
+    from ..arena.base import ActionValues
 
 __all__ = ["PIMCAgent", "choose", "enumerate_worlds"]
 
@@ -371,7 +371,7 @@ class PIMCAgent:
 
 def _values_of(rec: dict[str, Any], legal: "Sequence[int]") -> "ActionValues":
     """The :class:`agents.base.ActionValues` of one logged decision."""
-    from .base import ActionValues
+    from ..arena.base import ActionValues
 
     wins = rec.get("wins")
     if wins is None:  # rule="points": the side's mean card points
