@@ -303,6 +303,20 @@ def test_replay_games_with_the_solver(browser, server, w: int, h: int) -> None:
     d.execute_script("goStep(0)")
     _wait(d, lambda: d.find_element(By.ID, "r-values-head").get_attribute("textContent") == "The bid", "the bid's panel")
     _check(d, f"{tag} replay bid", None)
+    # the skat and the declaration, valued by the server's analysis agent (skat_search over sampled worlds)
+    for phase, head in (("skat", "Pick up or hand"), ("declare", "The declaration")):
+        n = d.execute_script(f"return S.r.data.moves.find((m) => m.phase === '{phase}').n")
+        d.execute_script(f"goStep({n})")
+        _wait(d, lambda: d.find_element(By.ID, "r-values").get_attribute("data-step") == str(n)
+              and d.find_element(By.ID, "r-values-head").get_attribute("textContent") == head, f"the {phase} panel",
+              180, detail=lambda: _replay_state(d))
+        cells = d.find_elements(By.CSS_SELECTOR, "#r-values .v.action")
+        assert len(cells) >= 2 and sum("played" in c.get_attribute("class") for c in cells) == 1
+        assert "skat_search" in d.find_element(By.CSS_SELECTOR, "#r-values .unit").get_attribute("textContent")
+        if _narrow(d):
+            _drawer(d, "btn-side", f"{tag} replay {phase}", f"{tag}_replay_{phase}")
+        else:
+            _check(d, f"{tag} replay {phase}", f"{tag}_replay_{phase}")
     errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
 
@@ -329,7 +343,8 @@ def server_with_values():
 
     register("web_values", _Valued, {}, defaults={}, doc="a test agent that gives values", replace=True)
     try:
-        app = create_app(replay=[str(DATA / "iss_records.txt")], opponents=["random", "random"])
+        app = create_app(replay=[str(DATA / "iss_records.txt")], opponents=["random", "random"],
+                         analysis_agent="web_values")
         with live_server(app) as url:
             yield url
     finally:
@@ -363,7 +378,7 @@ def test_the_hint_and_a_replays_decisions_with_an_agent_that_gives_values(browse
     cells = d.find_elements(By.CSS_SELECTOR, "#r-values .v.action")
     assert sum("played" in c.get_attribute("class") for c in cells) == 1
     assert sum("chosen" in c.get_attribute("class") for c in cells) == 1
-    assert "analysis agent web_values" in d.find_element(By.CSS_SELECTOR, "#r-values .unit").get_attribute(
+    assert "analysis agent (web_values)" in d.find_element(By.CSS_SELECTOR, "#r-values .unit").get_attribute(
         "textContent")
     if _narrow(d):
         _drawer(d, "btn-side", f"{tag} replay decision", f"{tag}_replay_decision")

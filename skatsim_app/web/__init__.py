@@ -115,6 +115,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help="offer an agent of your own to the page under NAME (repeatable): any agent spec, "
                              "e.g. strong=pimc:worlds=64 or mine=mypkg.bots:Bot:depth=3; the page can seat only "
                              "these and the registry's agents, by name")
+    parser.add_argument("--analysis-agent", default=None, metavar="SPEC",
+                        help="the agent that values the decisions before the card play in a replay and gives "
+                             "the page's hint: any agent spec with action_values, or an --agent NAME; 'none' for "
+                             "none (default: neural_bidder for the bids, skat_search with small searches for the "
+                             "pickup, discard and declaration, pimc:worlds=16 for the cards)")
     parser.add_argument("--deck", choices=DECKS, default="german",
                         help="the deck style a new table starts with (default german)")
     parser.add_argument("--kontra", action="store_true", help="allow Kontra/Re (the page can switch it)")
@@ -177,8 +182,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         app = create_app(replay=list(args.replay), rules=SkatRules(kontra=args.kontra, ramsch=args.ramsch),
                          opponents=[o.to_text() for o in opponents], agents=dict(args.agent), deck=args.deck,
-                         time_limit=args.time_limit,
-                         replay_limit=limit)
+                         time_limit=args.time_limit, replay_limit=limit, analysis_agent=args.analysis_agent)
     except (SourceError, ValueError) as e:
         print(f"skatsim serve: error: {e}", file=sys.stderr)
         return 2

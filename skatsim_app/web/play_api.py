@@ -14,7 +14,8 @@
 ``POST /api/play/verdict``  the open-hand solver's verdict on the finished deal
 ``POST /api/play/hint``     what an AI player gives each of the person's legal moves, from
                             the person's own observation only (``{"agent": name}``, a name
-                            of ``hint_agents`` in the config)
+                            of ``hint_agents`` in the config; ``"analysis"``, the server's
+                            analysis agent, first and the default)
 ==========================  =============================================================
 """
 
@@ -34,7 +35,7 @@ from .api import ApiError, endpoint, json_body
 from .game import PlayGame, PlayError, PlaySettings
 from .names import DECKS
 from .offer import AgentOffer, excerpt
-from .webapp import COOKIE, Session, WebApp
+from .webapp import ANALYSIS, COOKIE, Session, WebApp
 
 __all__ = ["ROUTES", "settings_from"]
 
@@ -211,7 +212,7 @@ async def play_hint(request: Request, web: WebApp, sess_: Session | None) -> dic
         raise ApiError(400, f"unknown field(s) {excerpt(unknown)}; a hint request is {{\"agent\": name}}")
     if not web.hint_agents:
         raise ApiError(404, "no agent on this server gives values per move (action_values)")
-    name = body.get("agent") or ("pimc" if "pimc" in web.hint_agents else web.hint_agents[0])
+    name = body.get("agent") or web.hint_agents[0]
     if name not in web.hint_agents:
         raise ApiError(400, f"'agent' must be one of {', '.join(web.hint_agents)}, got {excerpt(name)}")
     expect = body.get("expect")
@@ -222,15 +223,17 @@ async def play_hint(request: Request, web: WebApp, sess_: Session | None) -> dic
     n = len(game.state.history())
     if expect is not None and expect != n:
         raise ApiError(409, f"your page is out of date: it has seen {expect} moves, the game has {n}")
-    spec = web.offer.resolve(name).spec.to_text()
+    spec = web.analysis_agent if name == ANALYSIS else web.offer.resolve(name).spec.to_text()
+    assert spec is not None
     out = await web.run_job(("hint", id(game), n, spec), advice.hint, spec, game.state.to_record(), game.seat,
                             secrets.randbits(63))
-    res = advice.words(out, sess.settings.deck, seat=game.seat, bid=game.state.bid, by=name)
+    who = name + (f" ({out['by']})" if out and out.get("by") not in (None, name) else "")
+    res = advice.words(out, sess.settings.deck, seat=game.seat, bid=game.state.bid, by=who)
     legal = {t for t in game.snapshot["legal"]}
     if res["values"] is not None and not set(res["values"]) <= legal:  # an agent's values name only legal moves
         raise ApiError(409, f"{name} gave values for moves that are not legal now")
     res.update({"agent": name, "n": n,
-                "note": f"{name} from your cards and the moves so far only" + (f" ({res['legend']})" if res.get(
+                "note": f"{who} from your cards and the moves so far only" + (f" ({res['legend']})" if res.get(
                     "legend") else "")})
     return res
 

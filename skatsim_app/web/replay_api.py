@@ -151,17 +151,22 @@ async def decision(request: Request, web: WebApp, sess: Session | None) -> dict[
         return {"values": None, "labels": {}, "hidden": True}
     players = src.players(i)
     own = web.own_evaluator(src, i, seat)
-    spec = own or web.analysis_agent
-    if spec is None:
+    if own is None and web.analysis_agent is None:
         return {"values": None, "title": title, "step": step,
                 "note": "no agent on this server gives values for a decision (action_values); the card play is "
                         "judged by the solver"}
     g = src.games[i]
     seed = g.get("deal_seed")
-    out = await web.run_job(("decision", k, i, step, spec), advice.decision, spec, moves.state().to_record(), step,
-                            int(g.get("deal_id", 0) or 0), int(seed) if seed not in (None, "") else None,
-                            own is not None)
-    by = f"{players[seat]}'s own evaluation" if own else f"the analysis agent {spec}"
+    record = moves.state().to_record()
+    out = None
+    if own is not None:  # the seat's own agent, asked again as in the game
+        out = await web.run_job(("decision", k, i, step, own), advice.decision, own, record, step,
+                                int(g.get("deal_id", 0) or 0), int(seed) if seed not in (None, "") else None, True)
+        by = f"{players[seat]}'s own evaluation"
+    if out is None and web.analysis_agent is not None:  # none, or none here: the server's analysis agent
+        out = await web.run_job(("decision", k, i, step, web.analysis_agent), advice.decision, web.analysis_agent,
+                                record, step, 0, None, False)
+        by = "the analysis agent" + (f" ({out['by']})" if out and out.get("by") else "")
     res = advice.words(out, deck, seat=seat, played=moves.actions[step], bid=state.bid, by=by, players=players)
     res.update({"title": title, "step": step, "by": by})
     return res

@@ -36,10 +36,13 @@ from .replay import DEFAULT_LIMIT, GameMoves, Source, open_source
 from .seats import detach_from_server
 from .settle import verdict_text
 
-__all__ = ["WebApp", "Session", "COOKIE"]
+__all__ = ["WebApp", "Session", "COOKIE", "ANALYSIS"]
 
 #: The session cookie (HTTP-only, SameSite=Strict).
 COOKIE = "skatsim_session"
+
+#: The name under which the page asks the server's analysis agent for a hint.
+ANALYSIS = "analysis"
 
 
 @dataclass
@@ -87,9 +90,10 @@ class WebApp:
     ``session_idle`` (seconds) bound the tables; ``replay_limit`` games listed per source;
     ``workers`` of the job pool; ``wait`` seconds before ``/api/play/advance`` answers 202;
     ``host``, ``port`` and ``allow_hosts`` the Host names answered (:mod:`.guard`);
-    ``analysis_agent`` the agent that judges a replay's decisions before the card play where
-    the game's own agents give no values (default: ``pimc`` if it gives values, else the
-    first agent offered that does; :mod:`.advice`).
+    ``analysis_agent`` the agent (an offered name or any spec: the operator's) that judges a
+    replay's decisions before the card play where the game's own agents give no values, and
+    gives the hint named :data:`ANALYSIS` (default :data:`.advice.DEFAULT_ANALYSIS`;
+    ``"none"``: no analysis agent; :mod:`.advice`).
     """
 
     def __init__(self, *, replay: Sequence[str | Path] = (), rules: SkatRules = ISKO,
@@ -105,13 +109,10 @@ class WebApp:
             raise ValueError(f"give two opponents (left, right), got {list(opponents)!r}")
         self.offer = AgentOffer(agents, opponents)
         self.hosts = HostPolicy(host, port, allow_hosts)
-        # the agents that give values per action (the hint in play, the replay's decisions)
-        self.hint_agents = [n for n in self.offer.names() if advice.gives_values(self.offer.resolve(n))]
-        if analysis_agent is not None:
-            self.analysis_agent: str | None = self.offer.resolve(analysis_agent).spec.to_text()
-        else:
-            pick = "pimc" if "pimc" in self.hint_agents else next(iter(self.hint_agents), None)
-            self.analysis_agent = None if pick is None else self.offer.resolve(pick).spec.to_text()
+        self.analysis_agent = self._analysis(analysis_agent)
+        # the agents that give values per action (the hint in play), the analysis agent first
+        self.hint_agents = ([ANALYSIS] if self.analysis_agent else []) + [
+            n for n in self.offer.names() if advice.gives_values(self.offer.resolve(n))]
         self._own: dict[str, str | None] = {}
         self.default = PlaySettings((self.offer.defaults[0], self.offer.defaults[1]), rules, deck,
                                     float(time_limit), agent_mode)
@@ -126,6 +127,29 @@ class WebApp:
         self._pool_lock = threading.Lock()
         self._cache = _LRU(512)
         self._inflight: dict[Any, asyncio.Future] = {}
+
+    def _analysis(self, text: str | None) -> str | None:
+        """The analysis agent's spec text: ``text`` (an offered name or any agent spec: it is
+        the operator's, never a request's), :data:`.advice.DEFAULT_ANALYSIS` when ``None``
+        and every part of it is registered, no agent for ``"none"``."""
+        from agents import AgentSpec, list_agents
+
+        if ANALYSIS in self.offer.names():
+            raise ValueError(f"{ANALYSIS!r} names the server's analysis agent (--analysis-agent); give the "
+                             "--agent another name")
+        if text is None:
+            needed = {"compose", "neural_bidder", "skat_search", "pimc"}
+            return advice.DEFAULT_ANALYSIS if needed <= set(list_agents()) else None
+        if text.strip().lower() == "none":
+            return None
+        try:
+            spec = self.offer.resolve(text).spec if text in self.offer.operator else AgentSpec.parse(text)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"analysis agent: {e}") from None
+        if not advice.gives_values(spec):
+            raise ValueError(f"analysis agent {text!r} gives no values per action (it has no action_values): "
+                             "name one that does, e.g. pimc, skat_search, neural_bidder, or 'none'")
+        return spec.to_text()
 
     # ------------------------------------------------------------------ plumbing
     def pool(self) -> ProcessPoolExecutor:
