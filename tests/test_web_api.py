@@ -337,6 +337,36 @@ def test_static_files_ship_and_the_drawings_are_up_to_date() -> None:
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text  # no CDN
 
 
+def test_every_deck_is_read_by_its_corner_and_the_four_colour_deck_has_four_colours() -> None:
+    """A fanned card shows only its corner: each shipped card has a corner index (rank and
+    suit sign) at least a quarter of the card wide, Unter and Ober (Jack and Queen) by
+    different letters, and every suit of the German and the four-colour French deck its own
+    colour (the two-colour French deck: red and black)."""
+    import re
+
+    from skatsim_app.web.cards_svg import W
+    from skatsim_app.web.names import DECKS
+
+    assert set(DECKS) == {"german", "french", "french4"}
+    for deck in DECKS:
+        colours, ranks = {}, {}
+        for suit in "CSHD":
+            for rank in ("J", "Q", "K", "A", "10", "9", "8", "7"):
+                svg = (CARDS_DIR / deck / f"{suit}{rank}.svg").read_text(encoding="utf-8")
+                m = re.search(r'<g class="index">.*?font-size="(\d+)" fill="(#[0-9a-f]{6})"[^>]*>([^<]+)</text>', svg)
+                assert m, (deck, suit, rank)
+                assert int(m.group(1)) >= W / 4, (deck, suit, rank, m.group(1))
+                colours.setdefault(suit, set()).add(m.group(2))
+                ranks.setdefault(rank, set()).add(m.group(3))
+                assert svg.count('class="index"') == 2  # both corners
+        assert all(len(c) == 1 for c in colours.values()), colours  # one colour per suit
+        n_colours = len({next(iter(c)) for c in colours.values()})
+        assert n_colours == (2 if deck == "french" else 4), (deck, colours)
+        letters = {r: next(iter(v)) for r, v in ranks.items()}
+        assert len(set(letters.values())) == 8, (deck, letters)  # every rank its own index
+        assert (letters["J"], letters["Q"]) == (("U", "O") if deck == "german" else ("J", "Q"))
+
+
 def test_skatsim_serve_prints_its_url_and_serves() -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     p = subprocess.Popen([sys.executable, "-m", "skatsim_app", "serve", "--port", "0", "--no-warmup"],
