@@ -183,9 +183,7 @@ def _judge(agent: Any, state: SkatState, seat: int, rng: int) -> dict[str, Any] 
     moves = state.history()
     phases = state.phase_history()
     if state.phase == "discard" and phases and phases[-1][2] == "discard":
-        first = SkatState.new_game(deal=state.deal, rules=state.rules)
-        for a in moves[:-1]:
-            first.apply_action(a)
+        first = _at(state, len(moves) - 1)
         _tell(agent, seat, rng, _seen(first, seat))
         evaluate(agent, first.observation(seat))
         observe = getattr(agent, "observe", None)
@@ -221,9 +219,7 @@ def decision(spec_text: str, record: dict[str, Any], step: int, deal_id: int, de
     moves = full.history()
     seat = _decider(full, step)
     if not replay_own:
-        state = SkatState.new_game(deal=full.deal, rules=full.rules)
-        for a in moves[:step]:
-            state.apply_action(a)
+        state = _at(full, step)
         agent = make(spec_text)
         out = _judge(agent, state, seat, 0)
         if out is not None and state.phase == "discard" and moves[step] not in out["values"]:
@@ -258,14 +254,19 @@ def _value_played_discard(agent: Any, full: SkatState, step: int, seat: int, out
     n = next((k for k in range(step, len(phases)) if phases[k][2] == "declare"), None)
     if n is None:
         return
-    at = SkatState.new_game(deal=full.deal, rules=full.rules)
-    for a in moves[:n]:
-        at.apply_action(a)
-    after = _judge(agent, at, seat, 0)
+    after = _judge(agent, _at(full, n), seat, 0)
     if after is not None and after["unit"] == out["unit"]:
         out["values"][moves[step]] = max(after["values"].values())
         out["note"] = "the discard made was not among the pairs searched: it is valued by the best declaration " \
                       "after it"
+
+
+def _at(game: SkatState, n: int) -> SkatState:
+    """``game`` before its move ``n`` (the same deal and rules, the first ``n`` moves)."""
+    out = SkatState.new_game(deal=game.deal, rules=game.rules)
+    for a in game.history()[:n]:
+        out.apply_action(a)
+    return out
 
 
 def _decider(full: SkatState, step: int) -> int:

@@ -761,7 +761,7 @@ function drawPosition(p) {
     (t, n) => `trick ${n}: ${t.points} points to ${pos[t.winner]}`);
   const c = p.contract ? `${d.meta.contract_label || p.contract}` : (p.phase === "bidding" ? "bidding" : "");
   // d.seed is sent only with all cards open (it rebuilds every hand)
-  $("r-title").textContent = `game ${S.r.game + 1} · ${c}` + (p.bid ? ` · bid ${p.bid}` : "") +
+  $("r-title").textContent = `game ${S.r.game + 1}` + (c ? ` · ${c}` : "") + (p.bid ? ` · bid ${p.bid}` : "") +
     (d.seed !== null && d.seed !== undefined ? ` · seed ${d.seed}` : "");
 }
 
