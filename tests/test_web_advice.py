@@ -6,6 +6,8 @@ agent protocol; a small agent here gives values so the plumbing is tested end to
 
 from __future__ import annotations
 
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -174,16 +176,19 @@ def test_the_hint_does_not_change_when_hidden_cards_change() -> None:
     skat_n = next(n for n, (_, _, ph) in enumerate(phases) if ph == "skat")
     card_n = next(n for n, (_, _, ph) in enumerate(phases) if ph == "play")
     cases = [(0, 1, True), (skat_n, s.declarer, True), (card_n, phases[card_n][0], False)]
-    for n, seat, skat_too in cases:
-        one, two = at(n, s.deal), at(n, hidden_changed(seat, skat_too))
-        assert one.current_player() == seat and one.hand_mask(seat) == two.hand_mask(seat)
-        assert one.deal != two.deal and one.phase == two.phase
-        h1 = advice.hint(advice.DEFAULT_ANALYSIS, one.to_record(), seat, 2024)
-        h2 = advice.hint(advice.DEFAULT_ANALYSIS, two.to_record(), seat, 2024)
-        assert h1 is not None and h1["values"] and set(h1["values"]) <= set(one.legal_actions()), (one.phase, h1)
-        assert h1 == h2, (one.phase, h1, h2)
-        if one.phase == "skat":
-            assert set(h1["values"]) == {PICKUP, HAND} and "sampled skats" in h1["by"]
+    # the hints in a fresh process, as the server's worker pool asks them (the neural bidder's
+    # torch threads started here would abort the processes later tests fork from this one)
+    with ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
+        for n, seat, skat_too in cases:
+            one, two = at(n, s.deal), at(n, hidden_changed(seat, skat_too))
+            assert one.current_player() == seat and one.hand_mask(seat) == two.hand_mask(seat)
+            assert one.deal != two.deal and one.phase == two.phase
+            h1, h2 = (pool.submit(advice.hint, advice.DEFAULT_ANALYSIS, g.to_record(), seat, 2024).result()
+                      for g in (one, two))
+            assert h1 is not None and h1["values"] and set(h1["values"]) <= set(one.legal_actions()), (one.phase, h1)
+            assert h1 == h2, (one.phase, h1, h2)
+            if one.phase == "skat":
+                assert set(h1["values"]) == {PICKUP, HAND} and "sampled skats" in h1["by"]
 
 
 def test_a_replays_decisions_are_judged_by_the_seats_own_agent(valued, tmp_path: Path) -> None:

@@ -9,13 +9,16 @@ card drawings, shipped in the package, no network) has two screens:
   one, the settlement explained at the end, the open-hand solver's verdict on request, and
   a running list over the deals.
 - **Replay**: the games of the run directories, parquet tables or ISS files given with
-  ``--replay PATH``: step through a game, see every card or one seat's view, and at each card
-  decision the solver's value of every legal card with the moves that lost points marked.
+  ``--replay PATH``: step through a game, see every card or one seat's view, at each card
+  decision the solver's value of every legal card with the moves that lost points marked, and
+  at the bids, the skat, the discards and the declaration the values an agent gives each
+  alternative (:mod:`.advice`: the seat's own agent, or the server's analysis agent).
 
 The server drives the same :class:`skatsim.SkatState`, rules and agents as everything else;
 the page only displays. See ``docs/web.md``. Modules: :mod:`.server` (routes),
 :mod:`.game` (the play table), :mod:`.seats` (AIs in their own processes),
-:mod:`.replay` (sources and solver values), :mod:`.jobs` (worker-pool jobs),
+:mod:`.replay` (sources and solver values), :mod:`.advice` (agents' values: the hint and
+the decisions), :mod:`.jobs` (worker-pool jobs),
 :mod:`.names` (deck names), :mod:`.cards_svg` (the card drawings).
 
 >>> import argparse
