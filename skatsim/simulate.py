@@ -33,6 +33,7 @@ from .bits import derive_seed
 from .contracts import DECLARATIONS
 from .kernels import policies as KP
 from .kernels import simulate as KS
+from .kernels.threads import kernel, parallel_unsafe
 from .options import ISKO, SkatRules
 from .rules import RAMSCH
 from .runs import RunDir, atomic_path, is_run_dir
@@ -236,9 +237,11 @@ def _runner(specs: tuple[PolicySpec, ...], n_deals: int) -> tuple[Callable[..., 
     custom = next((p.custom for p in specs if p.custom is not None), None)
     if custom is None:
         def run(smul, start, options, out, actions, record):
-            KS.run_chunk(smul, start, options, pids, params, out, actions, record)
+            # the serial twin in a process forked after OpenMP threads ran (threads.kernel)
+            kernel(KS.run_chunk)(smul, start, options, pids, params, out, actions, record)
         return run, False
-    generic = KS.run_chunk_generic if n_deals >= _SERIAL_BELOW else KS.run_chunk_generic_serial
+    parallel = n_deals >= _SERIAL_BELOW and not parallel_unsafe()
+    generic = KS.run_chunk_generic if parallel else KS.run_chunk_generic_serial
 
     def run_custom(smul, start, options, out, actions, record):
         generic(custom, smul, start, options, pids, params, out, actions, record)
