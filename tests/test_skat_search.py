@@ -216,6 +216,23 @@ def test_the_declaration_follows_the_searched_discard() -> None:
         assert DECLARATIONS[d - DECLARE_BASE] == plan["contract"]
 
 
+def test_a_fresh_agent_asked_at_the_second_discard_plays_the_rule_based_card() -> None:
+    """The browser's analysis may ask a new agent at the second discard, where the observation
+    does not show the card already put away: nothing to search (it once built 9-card hands
+    there), so the rule-based player's card, and no values."""
+    from agents.players.rule_based import RuleBasedAgent
+
+    for s, seat in _positions("discard", 3):
+        s.apply_action(s.legal_actions()[0])
+        obs = s.observation(seat)
+        agent, rb = _cheap(), RuleBasedAgent()
+        agent.reset(5, seat, 77)
+        rb.reset(5, seat, 77)
+        assert agent.act(obs) == rb.act(obs) in obs.legal_actions
+        v = agent.action_values(obs)
+        assert v is not None and not v.values and v.chosen in obs.legal_actions
+
+
 def test_action_values_do_not_depend_on_hidden_cards() -> None:
     gen = np.random.default_rng(4)
     cases = _positions("discard", 2) + _positions("declare", 2) + _hand_declarations(1)

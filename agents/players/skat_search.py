@@ -280,13 +280,18 @@ class SkatSearchAgent:
         from .neural_bidding import discard_for
 
         bid = obs.bid
+        if popcount(twelve) != 12:
+            # asked first at the second discard (a fresh agent): the observation does not show
+            # the card already put away (only after the discard), so there is nothing to search
+            return []
         out: list[Candidate] = []
         for game in self._games(twelve, bid, picked=True):
             plan = discard_for(twelve, game)
             flags_list = [0] if game != NULL else ([0] if bid <= 23 else []) + ([OUVERT] if bid > 23 else [])
+            pairs = discard_candidates(twelve, game, self.discards, plan)
             for flags in flags_list:
                 value = self._value(twelve, game, flags)
-                for pair in discard_candidates(twelve, game, self.discards, plan):
+                for pair in pairs:
                     out.append(Candidate(pair, _decl_index(game, flags), game, flags, value))
         return out
 
