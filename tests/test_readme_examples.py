@@ -217,6 +217,9 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim agents dmc": Run(),
     "python experiments/dmc_pool.py --players dmc dmc:trust=15 --deals 2000 --slow-deals 300 --chunk 10 --seed 20260":
         Long((("--deals 2000 --slow-deals 300 --chunk 10", "--deals 2 --slow-deals 1 --chunk 1 --pool rule_based"),)),
+    # Playing strength
+    "skatsim tournament expert pimc:worlds=32 rule_based --deals 300 --seed 20261205 --out runs/strength":
+        Long((("--deals 300", "--deals 1"), ("expert pimc:worlds=32", "expert:worlds=2 pimc:worlds=2"))),
     # docs/strength.md
     'skatsim tournament "compose:early=neural_bidder,card_play=pimc(worlds=32)" pimc:worlds=32 --deals 200':
         Run((("--deals 200", "--deals 1"), ("pimc(worlds=32)", "pimc(worlds=2)"), ("pimc:worlds=32", "pimc:worlds=2")),
