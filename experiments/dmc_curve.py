@@ -2,9 +2,10 @@
 
     python experiments/dmc_curve.py RUN [RUN ...] --out docs/images/dmc_learning_curve.png
 
-Each run's ``log.parquet`` (experiments/train_dmc.py) gives its evaluations (duplicate margin
-vs the evaluation opponent with the 95% interval, and where the points go: the declarer's and
-the defenders' margin on same-contract deals, when the log has them); a later run's frames
+Each run's ``log.parquet`` (``skatsim train-dmc``, :mod:`agents.learn.dmc`) gives its
+evaluations (duplicate margin vs the evaluation opponent with the 95% interval, and where the
+points go: the declarer's and the defenders' margin on same-contract deals, when the log has
+them); a later run's frames
 are counted on from the earlier run's last frame (its ``model.init`` is the earlier model).
 Prints the evaluations as a markdown table and writes the plot.
 """

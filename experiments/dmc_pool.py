@@ -60,7 +60,7 @@ def run_pool(players: Sequence[str], pool: Sequence[str], deals: int, slow_deals
     (a cell stopped part-way counts the boards it has)."""
     import pandas as pd
 
-    from experiments.train_dmc import _play_deals, summarize
+    from agents.learn.evaluation import play_deals, summarize
 
     old: dict[tuple[str, str, int], dict[str, Any]] = {}
     for d in reuse:
@@ -114,7 +114,7 @@ def run_pool(players: Sequence[str], pool: Sequence[str], deals: int, slow_deals
             slow = _slow(p) or _slow(o)
             for k in ks[:1] if slow else ks:
                 t = time.perf_counter()
-                df = _play_deals(p, o, range(k, min(n, k + c)), seed, 2048)
+                df = play_deals(p, o, range(k, min(n, k + c)), seed, 2048)
                 tmp = d / f".deals_{k}.tmp.parquet"
                 df.drop(columns=[x for x in df.columns if df[x].dtype == object and x not in (
                     "arrangement", "agent_0", "agent_1", "agent_2", "error")]).to_parquet(tmp)

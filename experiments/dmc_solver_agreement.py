@@ -7,7 +7,7 @@ player, and the ``trust`` hybrids of the two.
 Plays ``--games`` rule-based self-play games on a :class:`skatsim.vec.VecEnv` and keeps
 every card decision with a choice; the solver values every legal card of each against the
 contract's announced goal with all cards visible (:meth:`skatsim.solver.Solver.state_values`),
-settled as the mover's Seeger-Fabian score (:func:`experiments.train_dmc.solver_labels`).
+settled as the mover's Seeger-Fabian score (:func:`agents.learn.dmc.solver_labels`).
 Over the positions whose legal cards differ in that value it prints, per player and role,
 the share of open-hand optimal choices and the mean loss against the best card (SF per
 decision). A ``trust`` hybrid plays the model's card only where its Q beats the rule-based
@@ -41,7 +41,7 @@ def labelled_positions(games: int, seed: int, node_limit: int = 300_000) -> dict
     from skatsim.solver import Solver
     from skatsim.vec import VecEnv
 
-    from experiments.train_dmc import solver_labels
+    from agents.learn.dmc import solver_labels
 
     env = VecEnv(games, seed=seed, policies=[[None, None, None]] * games, auto_reset=False)
     env.reset()

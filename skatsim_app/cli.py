@@ -150,7 +150,7 @@ def _stdout_closed() -> int:
     return 141
 
 
-#: Commands whose arguments all belong to an experiments/ script.
+#: Commands whose arguments all belong to a learning module's command line (agents.learn.dmc, ...).
 _SCRIPT_COMMANDS = {"train-bidding": run_train_bidding, "train-dmc": run_train_dmc,
                     "card-labels": run_card_labels, "train-distil": run_train_distil,
                     "calibrate-bidder": run_calibrate_bidder}

@@ -16,8 +16,8 @@ __all__ = ["add_agents", "add_import_iss", "add_bench", "add_train_bidding", "ad
 
 
 def source_tree() -> Path:
-    """The source checkout this package runs from (``benchmarks/`` and ``experiments/`` live
-    there; they are not part of an installed wheel)."""
+    """The source checkout this package runs from (``benchmarks/`` lives there; it is not part
+    of an installed wheel)."""
     return Path(__file__).resolve().parent.parent
 
 
@@ -138,48 +138,25 @@ def add_warmup(sub: Any) -> None:
 # ----------------------------------------------------------------------------- train-bidding
 
 
-def experiment_script(name: str) -> Path:
-    """``experiments/<name>.py`` of the source tree (it is not in the wheel)."""
-    script = source_tree() / "experiments" / f"{name}.py"
-    if not script.is_file():
-        raise UsageError(f"experiments/{name}.py not found (looked at {script}; it ships with the source "
-                         "tree, not the wheel)")
-    return script
-
-
-def _run_script(name: str, argv: list[str]) -> int:
-    """Run ``experiments/<name>.py``'s ``main(argv)`` in this process as ``skatsim <name>``
-    (Ctrl-C and errors behave like every other command). It is imported by its own name,
-    ``experiments.<name>``, as the other scripts import it: numba caches its kernels under
-    that module name (a nameless module was cached as '<dynamic>', which no later process
-    could load: ``experiments/dmc_solver_agreement.py`` failed after ``skatsim train-dmc``)."""
-    import importlib
-
-    experiment_script(name)
-    root = str(source_tree())
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    mod = importlib.import_module(f"experiments.{name}")
-    return int(mod.main(argv, prog=f"skatsim {name.replace('_', '-')}"))
-
-
 def run_train_bidding(argv: list[str]) -> int:
     """``skatsim train-bidding ...``: the arguments (``--help`` included) belong to
-    ``experiments/train_bidding.py``."""
-    return _run_script("train_bidding", argv)
+    :func:`agents.learn.bidding.main`."""
+    from agents.learn.bidding import main
+
+    return main(argv, prog="skatsim train-bidding")
 
 
-def _add_script_command(sub: Any, name: str, help: str, run: Any) -> None:
-    """``skatsim <name>``: every argument goes to ``experiments/<name>.py`` (``--help`` too)."""
-    cmd = name.replace("_", "-")
+def _add_trainer_command(sub: Any, name: str, help: str, run: Any) -> None:
+    """``skatsim <name>``: every argument goes to the trainer ``agents.learn.<name>`` (``--help`` too)."""
+    cmd = f"train-{name}"
     sp = sub.add_parser(cmd, help=help, add_help=False,
-                        description=f"experiments/{name}.py: skatsim {cmd} --help lists its options.")
-    sp.add_argument("rest", nargs=argparse.REMAINDER, help=f"arguments for experiments/{name}.py")
+                        description=f"agents/learn/{name}.py: skatsim {cmd} --help lists its options.")
+    sp.add_argument("rest", nargs=argparse.REMAINDER, help=f"arguments for agents/learn/{name}.py")
     sp.set_defaults(func=lambda args: run(list(args.rest)), parser=sp)
 
 
 def add_train_bidding(sub: Any) -> None:
-    _add_script_command(sub, "train_bidding", "label hands, train the bidding network, or run its tournament",
+    _add_trainer_command(sub, "bidding", "label hands, train the bidding network, or run its tournament",
                         run_train_bidding)
 
 
@@ -199,7 +176,7 @@ def _option_value(argv: list[str], name: str) -> str | None:
 
 def run_train_dmc(argv: list[str]) -> int:
     """``skatsim train-dmc ...``: the arguments (``--help`` included) belong to
-    ``experiments/train_dmc.py`` (Deep Monte-Carlo self-play training of the ``dmc`` player).
+    :func:`agents.learn.dmc.main` (Deep Monte-Carlo self-play training of the ``dmc`` player).
     A cluster ``--address`` is joined first (:func:`skatsim.parallel.ensure_ray`): where no
     cluster answers, a one-line error within seconds, before a run directory is made."""
     address = _option_value(argv, "--address")
@@ -207,8 +184,10 @@ def run_train_dmc(argv: list[str]) -> int:
         from skatsim.parallel import ensure_ray
 
         ensure_ray(address)
-    return _run_script("train_dmc", argv)
+    from agents.learn.dmc import main
+
+    return main(argv, prog="skatsim train-dmc")
 
 
 def add_train_dmc(sub: Any) -> None:
-    _add_script_command(sub, "train_dmc", "train the learned (Deep Monte-Carlo) player by self-play", run_train_dmc)
+    _add_trainer_command(sub, "dmc", "train the learned (Deep Monte-Carlo) player by self-play", run_train_dmc)

@@ -1,4 +1,4 @@
-"""The DMC player (agents/players/dmc.py) and its trainer (experiments/train_dmc.py)."""
+"""The DMC player (agents/players/dmc.py) and its trainer (agents/learn/dmc.py)."""
 
 from __future__ import annotations
 
@@ -205,7 +205,7 @@ def test_play_boards_matches_the_table():
 
 def test_tiny_training_makes_a_checkpoint_that_plays(tmp_path, monkeypatch, capsys):
     from agents.arena.play import play_game
-    from experiments import train_dmc
+    from agents.learn import dmc as train_dmc
 
     monkeypatch.chdir(tmp_path)
     rc = train_dmc.main(["--set", "model.hidden=[32]", "--set", "actors.games=64", "--set", "actors.steps=40",
@@ -233,7 +233,7 @@ def test_tiny_training_makes_a_checkpoint_that_plays(tmp_path, monkeypatch, caps
 def test_resume_goes_on_from_the_checkpoint(tmp_path, monkeypatch):
     import torch
 
-    from experiments import train_dmc
+    from agents.learn import dmc as train_dmc
 
     monkeypatch.chdir(tmp_path)
     cfg = train_dmc.load_config(None, ["model.hidden=[16]", "actors.games=32", "actors.steps=40",
@@ -251,7 +251,7 @@ def test_resume_goes_on_from_the_checkpoint(tmp_path, monkeypatch):
 
 
 def test_resume_with_a_larger_budget_goes_on_past_a_finished_run(tmp_path, monkeypatch, capsys):
-    from experiments import train_dmc
+    from agents.learn import dmc as train_dmc
     from skatsim.runs import read_manifest
 
     monkeypatch.chdir(tmp_path)
@@ -277,7 +277,7 @@ def test_a_kill_during_a_checkpoint_write_waits_for_the_write(tmp_path, monkeypa
     import os
     import signal
 
-    from experiments import train_dmc
+    from agents.learn import dmc as train_dmc
 
     monkeypatch.chdir(tmp_path)
     real = train_dmc.plot_curve
@@ -308,7 +308,7 @@ def test_a_kill_during_a_checkpoint_write_waits_for_the_write(tmp_path, monkeypa
 def test_solver_targets_label_every_legal_card_with_the_open_hand_score(tmp_path, monkeypatch):
     """targets='solver': each card-play row has, for every legal card, the mover's SF score
     of the open-hand outcome after it (the solver's verdict settled at the contract's value)."""
-    from experiments import train_dmc
+    from agents.learn import dmc as train_dmc
     from skatsim.kernels import game as K
     from skatsim.scoring import matadors_of, settle_core, sf_points
     from skatsim.solver import Solver
@@ -349,7 +349,7 @@ def test_solver_targets_label_every_legal_card_with_the_open_hand_score(tmp_path
 
 
 def test_a_resumed_run_deals_a_fresh_stream(tmp_path, monkeypatch):
-    from experiments import train_dmc
+    from agents.learn import dmc as train_dmc
 
     monkeypatch.chdir(tmp_path)
     cfg = train_dmc.load_config(None, ["model.hidden=[8]", "actors.games=8"])
@@ -361,7 +361,7 @@ def test_a_resumed_run_deals_a_fresh_stream(tmp_path, monkeypatch):
 def test_solver_loss_weighs_the_differences_between_cards():
     import torch
 
-    from experiments.train_dmc import dd_agreement, solver_loss
+    from agents.learn.dmc import dd_agreement, solver_loss
 
     t = torch.tensor([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]])
     m = torch.tensor([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])
@@ -415,7 +415,7 @@ def test_state_values_are_the_solvers_move_values():
     ("model.hidden=[]", "hidden"), ("nonsense=1", "unknown config key"), ("actors.mix=[0,0,0]", "mix"),
 ])
 def test_bad_settings_are_refused_before_work(override, message, capsys):
-    from experiments import train_dmc
+    from agents.learn import dmc as train_dmc
 
     sets = [x for o in override.split() for x in ("--set", o)]
     assert train_dmc.main(sets) == 2
@@ -444,7 +444,7 @@ def test_every_phase_model_passes_the_shared_agent_test():
 @pytest.mark.slow
 def test_ray_actors_train(tmp_path, monkeypatch, capsys):
     pytest.importorskip("ray")
-    from experiments import train_dmc
+    from agents.learn import dmc as train_dmc
 
     monkeypatch.chdir(tmp_path)
     rc = train_dmc.main(["--set", "model.hidden=[16]", "--set", "actors.games=32", "--set", "actors.steps=40",

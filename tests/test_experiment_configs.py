@@ -1,5 +1,6 @@
-"""The nested JSON configs of the two training scripts (``experiments._runs.nested_config``):
-defaults, then a file, then ``key.sub=value`` overrides, every value of its default's type."""
+"""The nested JSON configs of the two trainers (``agents.learn.runs.nested_config``):
+defaults, then a file, then ``key.sub=value`` overrides, every value of its default's type;
+and the thin scripts in experiments/ that run them."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments import train_bidding, train_dmc
-from experiments._runs import ConfigError, nested_config
+from agents.learn import bidding as train_bidding
+from agents.learn import dmc as train_dmc
+from agents.learn.runs import ConfigError, nested_config
 
 DEFAULTS = {"seed": 0, "name": "x", "flag": False, "opt": None,
             "train": {"lr": 0.1, "epochs": 3, "dirs": ["a"]}}
@@ -68,3 +70,16 @@ def test_a_wrong_file_is_named(tmp_path: Path) -> None:
     unknown.write_text(json.dumps({"train": {"epoch": 1}}))
     with pytest.raises(ConfigError, match="unknown config key 'train.epoch'"):
         nested_config(DEFAULTS, unknown)
+
+
+def test_the_experiments_scripts_are_the_trainers_under_their_old_names() -> None:
+    """``experiments/train_dmc.py`` and ``train_bidding.py`` are thin scripts over the package:
+    the old import path reaches the same objects (no second copy of a trainer or a kernel)."""
+    from experiments import train_bidding as script_bidding
+    from experiments import train_dmc as script_dmc
+
+    assert script_dmc.train is train_dmc.train and script_dmc.solver_labels is train_dmc.solver_labels
+    assert script_dmc._SIGNALS is train_dmc._SIGNALS
+    assert script_bidding.load_config is train_bidding.load_config and script_bidding.ship is train_bidding.ship
+    with pytest.raises(AttributeError):
+        script_dmc.no_such_name

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -124,8 +123,7 @@ def test_shipped_model_agent_api_and_judgement():
 
 
 def test_training_smoke(tmp_path):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from experiments.train_bidding import load_config, train
+    from agents.learn.bidding import load_config, train
 
     cfg_l = LabelConfig(n_deals=30, seed=3, worlds=4, labeler="rule_based", shard_size=10)
     generate(tmp_path / "labels", cfg_l, progress=False)
@@ -149,8 +147,8 @@ def test_training_resumes_and_ships_only_when_asked(tmp_path, monkeypatch):
 
     import torch
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    import experiments.train_bidding as tb
+    import agents.learn.bidding as tb
+    import agents.learn.runs
 
     generate(tmp_path / "labels", LabelConfig(n_deals=30, seed=3, worlds=4, labeler="rule_based", shard_size=10),
              progress=False)
@@ -178,12 +176,12 @@ def test_training_resumes_and_ships_only_when_asked(tmp_path, monkeypatch):
     a = torch.load(Path(full["run_dir"]) / "model.pt", weights_only=True)
     b = torch.load(part / "model.pt", weights_only=True)
     assert all(torch.equal(a[k], b[k]) for k in a)  # the same network as without the interruption
-    shipped = tb.MODELS / "bidding_v2.pt"
+    shipped = agents.learn.runs.MODELS / "bidding_v2.pt"
     stamp = shipped.stat().st_mtime_ns
     with pytest.raises(FileExistsError, match="--force"):
         tb.main(["--resume", str(part), "--ship", "bidding_v2"])
     assert shipped.stat().st_mtime_ns == stamp
-    monkeypatch.setattr(tb, "MODELS", tmp_path / "models")
+    monkeypatch.setattr(agents.learn.runs, "MODELS", tmp_path / "models")
     (tmp_path / "models").mkdir()
     assert tb.main(["--resume", str(part), "--ship", "mine"]) == 0
     assert json.loads((tmp_path / "models" / "mine.json").read_text())["format"]
@@ -245,8 +243,7 @@ def test_pickup_value_is_the_mean_best_game_over_the_skats(tmp_path):
 
 
 def test_training_on_auction_conditioned_labels_marks_the_checkpoint(tmp_path):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from experiments.train_bidding import arrays, load_config, train, _read
+    from agents.learn.bidding import arrays, load_config, train, _read
 
     cfg_l = LabelConfig(n_deals=12, seed=3, worlds=3, labeler="rule_based", condition="auction", shard_size=6)
     generate(tmp_path / "labels", cfg_l, progress=False)

@@ -403,15 +403,17 @@ def test_the_league_elo_interval_never_collapses() -> None:
     assert rt["elo"].sum() == pytest.approx(0, abs=1e-6)
 
 
-def test_a_script_command_runs_the_script_under_its_own_module_name(capsys) -> None:
-    """numba caches a script's kernels under its module name: ``skatsim train-dmc`` must load
-    ``experiments.train_dmc`` as the other scripts import it (a nameless module was cached as
-    '<dynamic>', and experiments/dmc_solver_agreement.py then failed to load the kernel)."""
+def test_a_training_command_runs_the_installed_trainer(capsys) -> None:
+    """``skatsim train-dmc`` runs :mod:`agents.learn.dmc` from the package (it works from an
+    installed wheel, without the checkout's experiments/), so numba caches the trainer's
+    kernels under that module's real name, the one the study scripts import too (a nameless
+    module was cached as '<dynamic>', which no later process could load)."""
     with pytest.raises(SystemExit):
         main(["train-dmc", "--help"])
-    capsys.readouterr()
-    mod = sys.modules["experiments.train_dmc"]
-    assert Path(mod.__file__).resolve() == ROOT / "experiments" / "train_dmc.py"
+    assert "--tensorboard" in capsys.readouterr().out
+    mod = sys.modules["agents.learn.dmc"]
+    assert Path(mod.__file__).resolve() == ROOT / "agents" / "learn" / "dmc.py"
+    assert mod.solver_labels.py_func.__module__ == "agents.learn.dmc"
 
 
 def test_an_agent_without_act_is_refused_and_a_failing_one_is_named(capsys, monkeypatch) -> None:
@@ -595,7 +597,7 @@ def test_dmc_training_logs_go_to_tensorboard_as_they_come(tmp_path, monkeypatch,
     pytest.importorskip("tensorboard")
     import pandas as pd
 
-    from experiments import train_dmc
+    from agents.learn import dmc as train_dmc
 
     monkeypatch.chdir(tmp_path)
     rc = train_dmc.main(["--set", "model.hidden=[16]", "--set", "actors.games=32", "--set", "actors.steps=40",
@@ -623,7 +625,7 @@ def test_bidding_training_logs_go_to_tensorboard(tmp_path, monkeypatch) -> None:
     import pandas as pd
 
     from agents.learn.bidding_data import LabelConfig, generate
-    from experiments import train_bidding
+    from agents.learn import bidding as train_bidding
 
     generate(tmp_path / "labels", LabelConfig(n_deals=30, seed=3, worlds=4, labeler="rule_based", shard_size=10),
              progress=False)
@@ -641,7 +643,7 @@ def test_bidding_training_logs_go_to_tensorboard(tmp_path, monkeypatch) -> None:
 
 
 def test_tensorboard_without_the_package_is_refused_before_any_work(tmp_path, monkeypatch, capsys) -> None:
-    from experiments import train_dmc
+    from agents.learn import dmc as train_dmc
 
     monkeypatch.setitem(sys.modules, "tensorboard", None)  # as if it were not installed
     monkeypatch.chdir(tmp_path)

@@ -1,6 +1,9 @@
 """Train the bidding network (:mod:`agents.players.neural_bidding`) on simulated labels.
 
-    .venv/bin/python experiments/train_bidding.py --config experiments/configs/train_bidding.json
+    skatsim train-bidding --config experiments/configs/train_bidding.json
+
+(``python experiments/train_bidding.py ...`` in a checkout is the same command; ``main`` here
+is both.)
 
 The config (JSON) has four parts:
 
@@ -35,7 +38,6 @@ import argparse
 import json
 import math
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -43,11 +45,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from experiments._runs import TensorBoardLog, check_tensorboard, check_types, merge_config, nested_config  # noqa: E402
+from agents.learn.runs import (TensorBoardLog, check_model_name, check_tensorboard, check_types, merge_config,
+                               nested_config, ship_model)
 
 DEFAULTS: dict[str, Any] = {
     "study": "train_bidding",
@@ -58,7 +57,6 @@ DEFAULTS: dict[str, Any] = {
               "patience": 3, "e_weight": 1.0, "context_augment": 0.5, "threads": 2, "max_rows": None},
     "out": {"runs_dir": "runs"},
 }
-MODELS = ROOT / "agents" / "models"
 _RUN: dict[str, str] = {}  # the run directory of the training in progress (for the Ctrl-C message)
 
 
@@ -117,7 +115,7 @@ def log_loss(p_pred: np.ndarray, p_true: np.ndarray, w: np.ndarray) -> float:
     return float((ll * w).sum() / w.sum())
 
 
-def reliability(p_pred: np.ndarray, p_true: np.ndarray, w: np.ndarray, bins: int = 10) -> list[dict[str, float]]:
+def reliability(p_pred: np.ndarray, p_true: np.ndarray, w: np.ndarray, bins: int = 10) -> list[dict[str, Any]]:
     """Reliability table over every (hand, contract): per bin of predicted probability the
     mean prediction, the observed win rate (label) and the weight (worlds)."""
     pp, pt, ww = p_pred.ravel(), p_true.ravel(), w.ravel()
@@ -133,7 +131,7 @@ def reliability(p_pred: np.ndarray, p_true: np.ndarray, w: np.ndarray, bins: int
     return rows
 
 
-def plot_calibration(table: list[dict[str, float]], path: Path, title: str) -> None:
+def plot_calibration(table: list[dict[str, Any]], path: Path, title: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -163,7 +161,7 @@ def train(cfg: dict[str, Any], *, progress: bool = True, resume: str | None = No
     """Run one training (see the module docstring); returns the metrics dict. ``resume``: a
     run directory of an interrupted training of the same config (it goes on from its last
     finished epoch). ``tensorboard``: a folder; every epoch's row of ``history.csv`` also goes
-    to TensorBoard in ``tensorboard/<run name>`` as it comes (:class:`experiments._runs.TensorBoardLog`)."""
+    to TensorBoard in ``tensorboard/<run name>`` as it comes (:class:`agents.learn.runs.TensorBoardLog`)."""
     import torch
 
     from agents.players.neural_bidding import BiddingNet, CONTEXT, save_checkpoint
@@ -321,28 +319,18 @@ def format_metrics(m: dict[str, Any]) -> str:
 def ship(run: str | Path, name: str, *, force: bool = False) -> Path:
     """Copy a run's model into the package as ``agents/models/NAME`` (``.pt``, ``.json`` and the
     calibration plot): what ``neural_bidder:model=`` loads by name. An existing model is
-    replaced only with ``force``."""
-    run = Path(run)
-    if not (run / "model.pt").is_file() or not (run / "model.json").is_file():
-        raise FileNotFoundError(f"{os.fspath(run)!r} holds no trained model (model.pt, model.json)")
-    if not name or not all(c.isalnum() or c in "_-" for c in name):
-        raise ValueError(f"a model name is letters, digits, '_' or '-', got {name!r}")
-    dst = MODELS / name
-    if (dst.with_suffix(".pt").exists() or dst.with_suffix(".json").exists()) and not force:
-        raise FileExistsError(f"agents/models/{name} exists; --force replaces it (the default neural_bidder loads "
-                              "agents/models/bidding_v2)")
-    for suf in (".pt", ".json"):
-        shutil.copyfile(run / f"model{suf}", dst.with_name(dst.name + suf))
-    if (run / "calibration.png").is_file():
-        shutil.copyfile(run / "calibration.png", MODELS / f"{name}_calibration.png")
-    return dst
+    replaced only with ``force`` (:func:`agents.learn.runs.ship_model`)."""
+    from agents.players.neural_bidding import default_model_path
+
+    return ship_model(run, name, plot="calibration", agent="neural_bidder", default=default_model_path(),
+                      force=force)
 
 
 def tournament(n_deals: int, seed: int, workers: int, card_play: str, params: dict[str, Any], out: Path,
                progress: bool = True) -> Any:
     """Neural bidding vs rule-based bidding, the same card play on both sides (duplicate), into
     the resumable run directory ``out``."""
-    from agents import run_tournament
+    from agents.arena.tournament import run_tournament
 
     nb = ("neural_bidder", {"card_play": card_play, **params})
     other = "rule_based" if card_play == "rule_based" else ("pimc", {"worlds": int(params.get("pimc_worlds", 32))})
@@ -394,7 +382,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_bidding.py") -> i
                 raise ValueError(f"--{opt} trains; it has no effect with --tournament")
         if a.set or a.force:
             raise ValueError("--set and --force belong to training; they have no effect with --tournament")
-        from agents import AgentSpec
+        from agents.arena.base import AgentSpec
 
         params: dict[str, Any] = {}
         for kv in a.agent:
@@ -435,10 +423,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_bidding.py") -> i
         cfg = load_config(a.config, a.set)
         if a.out:
             cfg["out"]["runs_dir"] = a.out
-    if a.ship:  # refuse an existing name before the work, not after it
-        dst = MODELS / a.ship
-        if (dst.with_suffix(".pt").exists() or dst.with_suffix(".json").exists()) and not a.force:
-            raise FileExistsError(f"agents/models/{a.ship} exists; --force replaces it")
+    if a.ship:  # refuse a bad or existing name before the work, not after it
+        from agents.players.neural_bidding import default_model_path
+
+        check_model_name(a.ship, a.force, "neural_bidder", default_model_path())
     if a.resume and (Path(a.resume) / "model.pt").is_file() and (Path(a.resume) / "metrics.json").is_file():
         print(f"{a.resume} is a finished training", file=sys.stderr)
         if a.ship:

@@ -1,6 +1,9 @@
 """Train the DMC player (:mod:`agents.players.dmc`) by Deep Monte-Carlo self-play on the vectorised environment.
 
-    .venv/bin/python experiments/train_dmc.py --config experiments/configs/train_dmc_small.json
+    skatsim train-dmc --config experiments/configs/train_dmc_small.json
+
+(``python experiments/train_dmc.py ...`` in a checkout is the same command; ``main`` here is
+both.)
 
 Deep Monte-Carlo (DouZero, SkatZero): epsilon-greedy actors play games on a
 :class:`skatsim.vec.VecEnv`; every decision of the learned phases becomes a row
@@ -43,7 +46,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -54,19 +56,15 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # numba's and torch's OpenM
 import numpy as np
 from numba import njit
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from agents.learn.evaluation import duplicate
+from agents.learn.runs import (ConfigError, TensorBoardLog, check_model_name, check_tensorboard, check_types,
+                               merge_config, nested_config, ship_model)
+from skatsim.layout import (F_BID, F_DEALT0, F_DEALT_SKAT, F_DECLARER, F_FLAGS, F_GAME, F_KONTRA, F_PHASE, F_PLAYER,
+                            PH_PLAY)
+from skatsim.rules import NULL
+from skatsim.scoring import matadors_of, settle_core, sf_points
+from skatsim.valuation import SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED
 
-from experiments._runs import (ConfigError, TensorBoardLog, check_tensorboard, check_types, merge_config,  # noqa: E402
-                              nested_config)
-from skatsim.layout import (F_BID, F_DEALT0, F_DEALT_SKAT, F_DECLARER, F_FLAGS, F_GAME, F_KONTRA,  # noqa: E402
-                            F_PHASE, F_PLAYER, PH_PLAY)
-from skatsim.rules import NULL  # noqa: E402
-from skatsim.scoring import matadors_of, settle_core, sf_points  # noqa: E402
-from skatsim.valuation import SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED  # noqa: E402
-
-MODELS = ROOT / "agents" / "models"
 KIND = "training:dmc"
 
 DEFAULTS: dict[str, Any] = {
@@ -112,8 +110,8 @@ def check_config(cfg: dict[str, Any]) -> dict[str, Any]:
 
         try:
             _, meta = load_net(cfg["model"]["init"])
-        except (ValueError, OSError) as e:
-            raise ConfigError(f"model.init: {e}") from None
+        except (ValueError, OSError) as err:
+            raise ConfigError(f"model.init: {err}") from None
         if list(meta["hidden"]) != list(h):
             raise ConfigError(f"model.init has hidden sizes {meta['hidden']}, model.hidden is {h}")
     a, t, e = cfg["actors"], cfg["train"], cfg["eval"]
@@ -136,7 +134,7 @@ def check_config(cfg: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError("train.lr and train.scale must be positive")
     if e["every_frames"] < 0 or e["deals"] < 0:
         raise ConfigError("eval.every_frames and eval.deals must not be negative")
-    from agents import AgentSpec
+    from agents.arena.base import AgentSpec
 
     try:
         AgentSpec.coerce(e["opponent"])
@@ -164,6 +162,7 @@ def _policy_rows(n: int, mix: Sequence[float], seed: int) -> tuple[list[list[Any
     learner = np.zeros((n, 3), np.bool_)
     for i, k in enumerate(kinds.tolist()):
         s = (i + seed) % 3
+        r: list[str | None]
         if k == 0:
             r = [None, None, None]
         elif k == 1:  # one learner in seat s
@@ -210,7 +209,8 @@ class Actor:
             self.solver = Solver()
             self.node_limit = int(cfg["solver"]["node_limit"])
         else:
-            self.buf = self.env.record(TrajectoryBuffer(self.steps + 200, n))
+            self.buf = TrajectoryBuffer(self.steps + 200, n)
+            self.env.record(self.buf)
         self.env.reset()
         self.gen = np.random.default_rng(seed & 0x7FFF_FFFF_FFFF_FFFF)
         self.net = DMCNet(tuple(cfg["model"]["hidden"])).eval()
@@ -371,110 +371,6 @@ def dd_agreement(q: np.ndarray, target: np.ndarray, mask: np.ndarray) -> dict[st
             "dd_positions": int(differ.sum())}
 
 
-# ----------------------------------------------------------------------------- evaluation
-
-
-def _play_deals(agent: Any, opponent: Any, deals: Sequence[int], seed: int, slots: int) -> Any:
-    from agents.arena.tournament import arrangements
-    from agents.arena.vecplay import play_boards
-    from skatsim.bits import derive_seed
-
-    specs = (agent, opponent)
-    boards, meta = [], []
-    for i in deals:
-        ds = derive_seed(seed, i)
-        for arr in arrangements(2):
-            boards.append((ds, i, tuple(specs[x] for x in arr)))
-            meta.append(("".join("AB"[x] for x in arr), arr))
-    df = play_boards(boards, slots=slots)
-    df["arrangement"] = [m[0] for m in meta]
-    for s in range(3):
-        df[f"agent_{s}"] = ["AB"[m[1][s]] for m in meta]
-    df.attrs = {}  # the actions array: not needed here, and pandas cannot compare it when concatenating
-    return df
-
-
-def duplicate(agent: Any, opponent: Any, n_deals: int, seed: int, *, slots: int = 2048,
-              workers: int = 1) -> dict[str, float]:
-    """Duplicate margin of ``agent`` over ``opponent`` (Seeger-Fabian points per game, 95%
-    half-width over boards), both in every seat arrangement of ``n_deals`` deals (deal ``i``:
-    ``derive_seed(seed, i)``, as in a tournament), through :func:`agents.arena.vecplay.play_boards`
-    (``workers`` processes, each a share of the deals); plus the agent's SF per game as
-    declarer and as defender and its declarer rate."""
-    import pandas as pd
-
-    if workers > 1 and n_deals > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        parts = [list(range(w, n_deals, workers)) for w in range(workers)]
-        with ProcessPoolExecutor(workers) as ex:
-            df = pd.concat(list(ex.map(_play_deals, [agent] * workers, [opponent] * workers, parts,
-                                       [seed] * workers, [slots] * workers)), ignore_index=True)
-    else:
-        df = _play_deals(agent, opponent, range(n_deals), seed, slots)
-    return summarize(df)
-
-
-def summarize(df: Any) -> dict[str, float]:
-    """The figures of :func:`duplicate` from its games (``_play_deals`` tables, concatenated)."""
-    from agents.arena.tournament import head_to_head
-
-    h = head_to_head(df, ["A", "B"]).iloc[0]
-    out = {"margin": float(h["sf_diff_per_game"]), "margin_ci": float(h["sf_diff_per_game_ci"]),
-           "boards": int(h["boards"])}
-    sf, dec = [], []
-    for s in range(3):
-        mine = df[f"agent_{s}"] == "A"
-        sf.append(df.loc[mine, f"sf_{s}"].to_numpy(np.float64))
-        dec.append((df.loc[mine, "declarer"] == s).to_numpy())
-    sf_a, dec_a = np.concatenate(sf), np.concatenate(dec)
-    out["declarer_sf"] = float(sf_a[dec_a].mean()) if dec_a.any() else math.nan
-    out["defender_sf"] = float(sf_a[~dec_a].mean()) if (~dec_a).any() else math.nan
-    out["declarer_rate"] = float(dec_a.mean())
-    out["errors"] = int((df["error"] != "").sum())
-    out.update(role_margins(df))
-    return out
-
-
-def role_margins(df: Any) -> dict[str, float]:
-    """Where the points go: per deal and seat, the seat's mean SF when A sits there minus
-    when B sits there, averaged over the seats that declared (``declarer_margin``) and
-    over the defending seats (``defender_margin``), with 95% half-widths over deals; only
-    deals whose declarer is the same seat in all six arrangements (all of them when A and B
-    bid alike), counted in ``same_contract_share``."""
-    from agents.arena.tournament.stats import mean_ci
-
-    rows = []
-    for s in range(3):
-        rows.append(pd_frame(df["deal_id"].to_numpy(), s, df[f"agent_{s}"].to_numpy(),
-                             df[f"sf_{s}"].to_numpy(np.float64), df["declarer"].to_numpy()))
-    import pandas as pd
-
-    sg = pd.concat(rows, ignore_index=True)
-    g = sg.groupby("deal_id")["declarer"].agg(["min", "max"])
-    same = g.index[(g["min"] == g["max"]) & (g["min"] >= 0)]
-    sg = sg[sg["deal_id"].isin(same)]
-    m = sg.groupby(["deal_id", "seat", "agent"])["sf"].mean().unstack("agent")
-    decl = sg.groupby(["deal_id", "seat"])["declarer"].first()
-    if not len(m) or "A" not in m or "B" not in m:
-        return {"declarer_margin": math.nan, "declarer_margin_ci": math.nan, "defender_margin": math.nan,
-                "defender_margin_ci": math.nan, "same_contract_share": 0.0}
-    diff = (m["A"] - m["B"]).to_numpy(np.float64)
-    is_decl = (decl.loc[m.index].to_numpy() == m.index.get_level_values("seat").to_numpy())
-    dm, dh = mean_ci(diff[is_decl])
-    # defence: the two defenders' differences of a deal summed (the defending side)
-    dd = pd.Series(diff[~is_decl], index=m.index.get_level_values("deal_id")[~is_decl]).groupby(level=0).mean()
-    fm, fh = mean_ci(dd.to_numpy(np.float64))
-    return {"declarer_margin": dm, "declarer_margin_ci": dh, "defender_margin": fm, "defender_margin_ci": fh,
-            "same_contract_share": float(len(same) / max(1, df["deal_id"].nunique()))}
-
-
-def pd_frame(deal: np.ndarray, seat: int, agent: np.ndarray, sf: np.ndarray, declarer: np.ndarray) -> Any:
-    import pandas as pd
-
-    return pd.DataFrame({"deal_id": deal, "seat": seat, "agent": agent, "sf": sf, "declarer": declarer})
-
-
 # ----------------------------------------------------------------------------- training
 
 
@@ -538,7 +434,7 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
           progress: bool = True, tensorboard: str | None = None) -> dict[str, Any]:
     """Run (or resume) one training; returns a summary dict (run directory, frames, hours,
     frames/s, last evaluation). ``tensorboard``: a folder; the log's rows also go to
-    TensorBoard in ``tensorboard/<run name>`` as they come (:class:`experiments._runs.TensorBoardLog`,
+    TensorBoard in ``tensorboard/<run name>`` as they come (:class:`agents.learn.runs.TensorBoardLog`,
     step: frames)."""
     import pandas as pd
     import torch
@@ -729,26 +625,17 @@ def train(cfg: dict[str, Any], *, resume: str | None = None, address: str | None
 
 def ship(run: str | Path, name: str, *, force: bool = False) -> Path:
     """Copy a run's ``model.pt`` / ``model.json`` to ``agents/models/NAME`` (refused if that
-    model exists, unless ``force``) and its learning curve to ``NAME_curve.png``."""
-    run = Path(run)
-    if not (run / "model.pt").is_file() or not (run / "model.json").is_file():
-        raise FileNotFoundError(f"{os.fspath(run)!r} holds no trained model (model.pt, model.json)")
-    _check_ship_name(name, force)
-    dst = MODELS / name
-    for suf in (".pt", ".json"):
-        shutil.copyfile(run / f"model{suf}", dst.with_name(dst.name + suf))
-    if (run / "curve.png").is_file():
-        shutil.copyfile(run / "curve.png", MODELS / f"{name}_curve.png")
-    return dst
+    model exists, unless ``force``) and its learning curve to ``NAME_curve.png``
+    (:func:`agents.learn.runs.ship_model`)."""
+    from agents.players.dmc import default_model_path
+
+    return ship_model(run, name, plot="curve", agent="dmc", default=default_model_path(), force=force)
 
 
 def _check_ship_name(name: str, force: bool) -> None:
-    if not name or not all(c.isalnum() or c in "_-" for c in name):
-        raise ValueError(f"a model name is letters, digits, '_' or '-', got {name!r}")
-    dst = MODELS / name
-    if (dst.with_name(name + ".pt").exists() or dst.with_name(name + ".json").exists()) and not force:
-        raise FileExistsError(f"agents/models/{name} exists; --force replaces it (the default dmc agent loads "
-                              "agents/models/dmc_v2)")
+    from agents.players.dmc import default_model_path
+
+    check_model_name(name, force, "dmc", default_model_path())
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
@@ -831,17 +718,14 @@ def main(argv: Sequence[str] | None = None, prog: str = "train_dmc.py") -> int:
     print(f"{s['frames']:,} frames, {s['games']:,} games in {s['seconds'] / 3600:.2f} h "
           f"({s['frames_per_s']:,.0f} frames/s)")
     if s["last_eval"]:
-        e = s["last_eval"]
-        print(f"last evaluation: {e['eval_margin']:+.2f} ± {e['eval_margin_ci']:.2f} SF/game vs "
-              f"{cfg['eval']['opponent']} over {e['eval_boards']} boards")
+        ev = s["last_eval"]
+        print(f"last evaluation: {ev['eval_margin']:+.2f} ± {ev['eval_margin_ci']:.2f} SF/game vs "
+              f"{cfg['eval']['opponent']} over {ev['eval_boards']} boards")
     print(f"the model plays as: dmc:model={s['run_dir']}/model")
     if a.ship:
         print(f"model shipped to {ship(s['run_dir'], a.ship, force=a.force)}")
     return 0
 
-
-#: The entry point for ``skatsim train-dmc``.
-train_dmc_main = main
 
 if __name__ == "__main__":
     raise SystemExit(main())

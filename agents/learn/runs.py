@@ -1,74 +1,21 @@
-"""Configs and run directories for experiments: ``runs/<study>__<seed>__<time>/`` under the current folder.
+"""What the trainers share: nested JSON configs checked against their defaults, live
+TensorBoard logs, and shipping a trained model into the package (``agents/models/NAME``).
 
-Every study script loads a JSON config into a typed dataclass, makes a run directory,
-writes ``manifest.json`` (:func:`skatsim.runs.write_manifest`: the config, package versions,
-the git commit and the command line), ``results.parquet`` (the study's table) and
-``summary.md`` (what it printed), so a run can be read back and compared later. ``runs/`` is
-git-ignored; ``experiments/RESULTS.md`` records the runs we report, with their commands.
+The run folders themselves (``<runs_dir>/<study>__<seed>__<time>/`` with ``manifest.json``)
+are :mod:`skatsim.runs`'s; the trainers are :mod:`agents.learn.dmc` and
+:mod:`agents.learn.bidding`.
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
-import sys
+import os
+import shutil
 from pathlib import Path
-from typing import Any, Sequence, TypeVar
+from typing import Any, Sequence
 
-ROOT = Path(__file__).resolve().parents[1]
-T = TypeVar("T")
-
-
-def load_config(cls: type[T], path: str | Path | None, overrides: dict[str, Any] | None = None) -> T:
-    """A dataclass ``cls`` from a JSON file (unknown keys are refused), then ``overrides``."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        data = json.loads(Path(path).read_text())
-    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise SystemExit(f"unknown config key(s) {unknown} for {cls.__name__}; known: {sorted(names)}")
-    return cls(**data)
-
-
-def make_run_dir(study: str, seed: int, root: str | Path | None = None) -> Path:
-    """The study's new run directory (:func:`skatsim.runs.new_run_dir`)."""
-    from skatsim.runs import new_run_dir
-
-    return new_run_dir(study, seed, root)
-
-
-def write_config(run_dir: Path, config: Any) -> None:
-    """The run's manifest: the config, versions, commit and command line."""
-    from skatsim.runs import write_manifest
-
-    d = dataclasses.asdict(config) if dataclasses.is_dataclass(config) else dict(config)
-    write_manifest(run_dir, f"experiment:{run_dir.name.split('__')[0]}", d, argv=sys.argv, status="complete")
-
-
-def write_summary(run_dir: Path, title: str, text: str) -> None:
-    """Write ``summary.md`` and print the same text and the run directory."""
-    (run_dir / "summary.md").write_text(f"# {title}\n\n```\n{text}\n```\n")
-    print(text)
-    print(f"run directory: {run_dir}")
-
-
-def study_main(cls: type, run: Any, doc: str, argv: list[str] | None, overrides: tuple[str, ...]) -> int:
-    """The command line every study shares: ``--config FILE``, ``--out ROOT`` and the
-    given override flags (``n_deals`` -> ``--n-deals``)."""
-    import argparse
-
-    p = argparse.ArgumentParser(description=doc.splitlines()[0])
-    p.add_argument("--config", help="JSON config (fields of the study's Config)")
-    p.add_argument("--out", help="the folder of run directories (default: runs/ in the current folder)")
-    for name in overrides:
-        p.add_argument("--" + name.replace("_", "-"), dest=name, type=int, help=f"override {name}")
-    a = p.parse_args(argv)
-    run(load_config(cls, a.config, {k: getattr(a, k) for k in overrides}), a.out)
-    return 0
-
+from agents.players import MODELS_DIR
 
 # ----------------------------------------------------------------------------- nested configs
 
@@ -78,7 +25,7 @@ class ConfigError(ValueError):
 
 
 def nested_config(defaults: dict[str, Any], path: str | Path | None, overrides: Sequence[str] = ()) -> dict[str, Any]:
-    """The training scripts' config: ``defaults``, then the JSON file ``path``, then
+    """A trainer's config: ``defaults``, then the JSON file ``path``, then
     ``key.sub=value`` overrides (JSON values, else text); every value has its default's type.
 
     >>> d = {"seed": 0, "train": {"lr": 0.1, "epochs": 3}}
@@ -87,7 +34,7 @@ def nested_config(defaults: dict[str, Any], path: str | Path | None, overrides: 
     >>> nested_config(d, None, ["train.epoch=5"])
     Traceback (most recent call last):
     ...
-    experiments._runs.ConfigError: unknown config key 'train.epoch'; known under train: ['epochs', 'lr']
+    agents.learn.runs.ConfigError: unknown config key 'train.epoch'; known under train: ['epochs', 'lr']
     """
     try:
         data = json.loads(Path(path).read_text()) if path else {}
@@ -221,3 +168,44 @@ class TensorBoardLog:
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+
+
+# ----------------------------------------------------------------------------- shipping a model
+
+
+#: Where shipped models go: ``agents/models/`` of the installed package, where the players find them.
+MODELS = MODELS_DIR
+
+
+def check_model_name(name: str, force: bool, agent: str, default: Path) -> Path:
+    """``MODELS/name``, refused before any work if ``name`` is not letters, digits, ``_``
+    or ``-``, or if that model exists and not ``force`` (the message names the model
+    ``default`` that agent ``agent`` loads by default).
+
+    >>> check_model_name("my model", False, "dmc", MODELS / "dmc_v2")
+    Traceback (most recent call last):
+    ...
+    ValueError: a model name is letters, digits, '_' or '-', got 'my model'
+    """
+    if not name or not all(c.isalnum() or c in "_-" for c in name):
+        raise ValueError(f"a model name is letters, digits, '_' or '-', got {name!r}")
+    dst = MODELS / name
+    if (dst.with_name(name + ".pt").exists() or dst.with_name(name + ".json").exists()) and not force:
+        raise FileExistsError(f"agents/models/{name} exists; --force replaces it (the default {agent} "
+                              f"agent loads agents/models/{default.name})")
+    return dst
+
+
+def ship_model(run: str | Path, name: str, *, plot: str, agent: str, default: Path, force: bool = False) -> Path:
+    """Copy run ``run``'s ``model.pt`` / ``model.json`` to ``agents/models/NAME`` (refused as
+    :func:`check_model_name` says) and its plot ``run/<plot>.png`` to ``NAME_<plot>.png``;
+    returns ``agents/models/NAME``, what the agent's ``model=`` loads."""
+    run = Path(run)
+    if not (run / "model.pt").is_file() or not (run / "model.json").is_file():
+        raise FileNotFoundError(f"{os.fspath(run)!r} holds no trained model (model.pt, model.json)")
+    dst = check_model_name(name, force, agent, default)
+    for suf in (".pt", ".json"):
+        shutil.copyfile(run / f"model{suf}", dst.with_name(dst.name + suf))
+    if (run / f"{plot}.png").is_file():
+        shutil.copyfile(run / f"{plot}.png", MODELS / f"{name}_{plot}.png")
+    return dst
