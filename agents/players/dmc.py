@@ -5,7 +5,7 @@ turned seat-relative (:func:`canonical`: every per-seat block rotated so that th
 comes first, the next seat second; the absolute seat one-hot is kept, it says who leads and
 who bids) and gives ``Q(observation, a)`` for every action ``a`` in one forward pass, in
 Seeger-Fabian points / 100 of the observing seat (the Monte-Carlo return it was trained on,
-:mod:`experiments.train_dmc`). The agent plays the legal action of highest Q in the phases
+:mod:`agents.learn.dmc`). The agent plays the legal action of highest Q in the phases
 its model learned (``meta["phases"]``: card play only, or every phase) and hands the
 others to a delegate (the rule-based player, the neural bidder or PIMC), so hybrids are one
 parameter away:

@@ -318,7 +318,7 @@ def load_model(path: str | Path | None = None) -> _Model:
         if meta.get(k) != want[k]:
             raise CheckpointError(
                 f"checkpoint {js} does not match this code's bidding features: {k} is {meta.get(k)!r}, "
-                f"this code expects {want[k]!r}. Retrain with experiments/train_bidding.py or use a "
+                f"this code expects {want[k]!r}. Retrain with skatsim train-bidding or use a "
                 f"matching skatsim version.")
     net = BiddingNet(tuple(meta["hidden"]))
     sd = torch.load(pt, weights_only=True, map_location="cpu")
