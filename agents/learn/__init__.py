@@ -7,7 +7,10 @@
   (``python -m agents.learn.bidding_data --help``);
 - the trainers, one module per algorithm: :mod:`agents.learn.dmc` (Deep Monte-Carlo
   self-play of the ``dmc`` player, ``skatsim train-dmc``) and :mod:`agents.learn.bidding`
-  (the neural bidder's network, ``skatsim train-bidding``);
+  (the neural bidder's network, ``skatsim train-bidding``), :mod:`agents.learn.distil`
+  (PIMC's card play distilled into a network, ``skatsim train-distil``) with its labels
+  :mod:`agents.learn.card_labels` (``skatsim card-labels``), and :mod:`agents.learn.calibrate`
+  (a bidder's win probabilities fitted to its card player, ``skatsim calibrate-bidder``);
 - :mod:`agents.learn.evaluation`: the duplicate margin of a learned agent and where its
   points go (declarer, defence);
 - :mod:`agents.learn.runs`: what the trainers share (nested JSON configs, TensorBoard logs,
