@@ -68,7 +68,8 @@ def _agents() -> None:
     from agents import list_agents
     from agents.arena.testing import agent_api_test
 
-    cheap = {"pimc": "pimc:worlds=2"}
+    cheap = {"pimc": "pimc:worlds=2", "expert": "expert:worlds=2",  # the kernels, not the search's size
+             "skat_search": "skat_search:worlds=2,finalists=1,final_worlds=2,discards=2"}
     for name in list_agents():
         agent_api_test(cheap.get(name, name), n_deals=2, seed=1, hidden_deals=1, n_worlds=2)
 
