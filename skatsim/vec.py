@@ -219,7 +219,8 @@ class TrajectoryBuffer:
         rtg = np.empty(m, dtype=np.float32)
         game = np.empty(m, dtype=np.int64)
         last = np.empty(m, dtype=np.bool_)
-        _kv().take_rows(self.arrays(), offsets, obs, mask, action, seat, rtg, game, last)
+        _kv().take_rows(self.view, self.seat, self.action, self.game, self.rtg, self.fill, self.start, offsets,
+                        obs, mask, action, seat, rtg, game, last)
         return Transitions(obs, mask, action, seat, rtg, game, last)
 
 

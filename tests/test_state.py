@@ -582,7 +582,7 @@ def test_ramsch_result_follows_the_house_rule() -> None:
 
 def test_legal_action_lists_match_their_bit_sets() -> None:
     """The fast list builder behind legal_actions() (byte tables, runs of bids) is exact."""
-    from skatsim.state import _bits_list
+    from skatsim.actions import action_ids as _bits_list
 
     r = random.Random(0)
     for _ in range(20000):

@@ -412,11 +412,13 @@ def sample_masks(mask, rng, out) -> None:
 
 
 @njit(cache=True, parallel=True)
-def take_rows(b, offsets, obs, mask, action, seat, rtg, game, last) -> None:
+def take_rows(bview, bseat, bact, bgame, brtg, bfill, bstart, offsets, obs, mask, action, seat, rtg, game,
+              last) -> None:
     """Decode every finished row (column ``i``'s rows ``0 .. bstart[i] - 1``) into the flat
     outputs at ``offsets[i]`` (column order, time order within a column), then move the
-    rows of games still running to the front of their column (``b``: :class:`Buffer`)."""
-    bview, bseat, bact, bgame, brtg, bfill, bstart = b.views, b.seat, b.action, b.game, b.rtg, b.fill, b.start
+    rows of games still running to the front of their column. The buffer's arrays come one by
+    one, not as a :class:`Buffer`: compiled with the named tuple, the stores to ``fill`` and
+    ``start`` were dropped (numba 0.68; tests/test_vec.py's trajectory test catches it)."""
     n = bfill.shape[0]
     for i in prange(n):
         v = np.empty(G.N_FIELDS, dtype=np.int64)
