@@ -47,12 +47,13 @@ import platform
 import subprocess
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RunDir", "RUN_FORMAT", "MANIFEST", "versions", "is_run_dir", "atomic_path", "atomic_write_bytes",
+__all__ = ["RunDir", "read_runs",
+           "RUN_FORMAT", "MANIFEST", "versions", "is_run_dir", "atomic_path", "atomic_write_bytes",
            "atomic_write_json", "write_manifest", "read_manifest", "TMP_PREFIX", "new_run_dir"]
 
 RUN_FORMAT = "skatsim-run/1"
@@ -211,6 +212,28 @@ def _parse_name(name: str) -> tuple[int, int] | None:
     if len(parts) != 2 or not all(p.isdigit() for p in parts):
         return None
     return int(parts[0]), int(parts[1])
+
+
+def read_runs(paths: "str | os.PathLike[str] | Iterable[str | os.PathLike[str]]", kind: str, what: str,
+              columns: Sequence[str] | None = None) -> "pd.DataFrame":
+    """The finished rows of one or more run directories of ``kind`` as one DataFrame (path
+    by path, chunk order; ``columns``: only these). A folder holding another kind of run, or
+    no finished chunk in any of them, is a ``ValueError`` naming ``what`` the rows are
+    (``"card labels"``).
+    """
+    import pandas as pd
+
+    ps = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    parts = []
+    for p in ps:
+        run = RunDir.open(p)
+        if run.kind != kind:
+            raise ValueError(f"{os.fspath(p)!r} holds a {run.kind} run, not {what}")
+        if run.done():
+            parts.append(run.read_all(columns=columns))
+    if not parts:
+        raise ValueError(f"no finished shard of {what} in " + ", ".join(os.fspath(x) for x in ps))
+    return pd.concat(parts, ignore_index=True)
 
 
 class RunDir:
@@ -410,8 +433,10 @@ class RunDir:
 
         return pq.read_table(self.shard_path(a, b)).to_pandas()
 
-    def read_all(self, chunks: Iterable[tuple[int, int]] | None = None) -> "pd.DataFrame":
-        """The rows of every done chunk (or of ``chunks``), concatenated in chunk order."""
+    def read_all(self, chunks: Iterable[tuple[int, int]] | None = None,
+                 columns: Sequence[str] | None = None) -> "pd.DataFrame":
+        """The rows of every done chunk (or of ``chunks``), concatenated in chunk order
+        (``columns``: only these)."""
         import pandas as pd
         import pyarrow.parquet as pq
 
@@ -419,7 +444,8 @@ class RunDir:
         keys = sorted(done) if chunks is None else sorted(chunks)
         if not keys:
             raise ValueError(f"{os.fspath(self.path)!r} holds no finished chunk yet")
-        return pd.concat([pq.read_table(done[k]).to_pandas() for k in keys], ignore_index=True)
+        cols = None if columns is None else list(columns)
+        return pd.concat([pq.read_table(done[k], columns=cols).to_pandas() for k in keys], ignore_index=True)
 
     # ------------------------------------------------------------------ finishing
     def mark_complete(self, summary: str | None = None, **info: Any) -> None:

@@ -463,16 +463,7 @@ class Solver:
             _check_node_limit(node_limit)
             self.row_nodes = np.zeros(0, np.int64)
             return np.zeros((0, 32), np.int64)
-        g, d = positions[0].game, positions[0].declarer
-        rows = np.zeros((len(positions), K.B_COLS), np.int64)
-        for i, p in enumerate(positions):
-            if not isinstance(p, Position):
-                raise TypeError(f"positions[{i}] is not a Position: {type(p).__name__}")
-            p.validate()
-            if p.game != g:
-                raise ValueError(f"positions[{i}] has game {p.game}; a batch needs one game type "
-                                 f"(positions[0]: {g})")
-            rows[i] = _row(p.hands, p.skat, p)
+        rows, g, d = _position_rows(positions, one_declarer=False)
         return self._batch(rows, g, d, mode, threshold, progress, node_limit)
 
     def wins_many(self, positions: Sequence[Position], *, threshold: Target = 61,
@@ -493,16 +484,7 @@ class Solver:
         self.row_nodes = np.zeros(len(positions), np.int64)
         if not positions:
             return np.zeros(0, np.int64)
-        g, d = positions[0].game, positions[0].declarer
-        rows = np.zeros((len(positions), K.B_COLS), np.int64)
-        for i, p in enumerate(positions):
-            if not isinstance(p, Position):
-                raise TypeError(f"positions[{i}] is not a Position: {type(p).__name__}")
-            p.validate()
-            if p.game != g or p.declarer != d:
-                raise ValueError(f"positions[{i}] has game {p.game} and declarer {p.declarer}; a batch needs one "
-                                 f"game type and declarer (positions[0]: {g}, {d})")
-            rows[i] = _row(p.hands, p.skat, p)
+        rows, g, d = _position_rows(positions, one_declarer=True)
         kmode, _, pts = _kernel_goal(g, threshold)
         self._setup(g, d, kmode)
         out = np.empty(len(positions), np.int64)
@@ -726,6 +708,24 @@ def _world_array(worlds: Any) -> np.ndarray:
     if w.size and (w.min() < 0 or w.max() > ALL_CARDS):
         raise ValueError("worlds hold values that are not 32-bit card masks")
     return w.astype(np.int64, copy=False)
+
+
+def _position_rows(positions: list[Any], one_declarer: bool) -> tuple[np.ndarray, int, int]:
+    """The ``B_*`` kernel rows of a batch of positions, checked to share one game type (and,
+    with ``one_declarer``, one declarer), with that game and the first declarer."""
+    g, d = positions[0].game, positions[0].declarer
+    rows = np.zeros((len(positions), K.B_COLS), np.int64)
+    for i, p in enumerate(positions):
+        if not isinstance(p, Position):
+            raise TypeError(f"positions[{i}] is not a Position: {type(p).__name__}")
+        p.validate()
+        if one_declarer and (p.game != g or p.declarer != d):
+            raise ValueError(f"positions[{i}] has game {p.game} and declarer {p.declarer}; a batch needs one "
+                             f"game type and declarer (positions[0]: {g}, {d})")
+        if p.game != g:
+            raise ValueError(f"positions[{i}] has game {p.game}; a batch needs one game type (positions[0]: {g})")
+        rows[i] = _row(p.hands, p.skat, p)
+    return rows, g, d
 
 
 def _row(hands: Sequence[int], skat: int, pub: Position) -> np.ndarray:

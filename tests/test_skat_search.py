@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from agents import make_agent, play_game
 from agents.arena.play import Table
-from agents.players.skat_search import SkatSearchAgent, _static_discard_score, discard_candidates
+from agents.players.pimc_bidding import discard_score as _static_discard_score
+from agents.players.skat_search import SkatSearchAgent, discard_candidates
 from skatsim import BID_VALUES, CardSet, SkatState
 from skatsim.actions import DECLARE_BASE
 from skatsim.bits import iter_bits, popcount

@@ -120,21 +120,9 @@ def collect(out_dir: str | os.PathLike[str], cfg: CalibrationConfig, *, workers:
 
 def read_declarations(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> Any:
     """The declaration rows of one or more calibration runs (finished shards)."""
-    import pandas as pd
+    from skatsim.runs import read_runs
 
-    from skatsim.runs import RunDir
-
-    ps = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    parts = []
-    for p in ps:
-        run = RunDir.open(p)
-        if run.kind != RUN_KIND:
-            raise ValueError(f"{os.fspath(p)!r} holds a {run.kind} run, not bidder calibration games")
-        if run.done():
-            parts.append(run.read_all())
-    if not parts:
-        raise ValueError("no finished calibration shard in " + ", ".join(os.fspath(x) for x in ps))
-    return pd.concat(parts, ignore_index=True)
+    return read_runs(paths, RUN_KIND, "bidder calibration games")
 
 
 def reliability(p: np.ndarray, won: np.ndarray, bins: Sequence[float] = (0, .5, .6, .7, .8, .9, .95, 1.0001)) -> Any:

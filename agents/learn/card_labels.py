@@ -217,23 +217,9 @@ def generate_card_labels(out_dir: str | os.PathLike[str], cfg: CardLabelConfig, 
 def read_card_labels(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
                      columns: Sequence[str] | None = None) -> Any:
     """The rows of one or more card-label runs (finished shards) as a pandas DataFrame."""
-    import pandas as pd
-    import pyarrow.parquet as pq
+    from skatsim.runs import read_runs
 
-    from skatsim.runs import RunDir
-
-    ps = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    parts = []
-    for p in ps:
-        run = RunDir.open(p)
-        if run.kind != RUN_KIND:
-            raise ValueError(f"{os.fspath(p)!r} holds a {run.kind} run, not card labels")
-        done = run.done()
-        parts += [pq.read_table(done[k], columns=None if columns is None else list(columns)).to_pandas()
-                  for k in sorted(done)]
-    if not parts:
-        raise ValueError("no finished card-label shard in " + ", ".join(os.fspath(x) for x in ps))
-    return pd.concat(parts, ignore_index=True)
+    return read_runs(paths, RUN_KIND, "card labels", columns=columns)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -60,6 +60,37 @@ def expected_score(p: float, value: int, bid: int, game: int, hand: bool = False
     return float(expected_sf_at_bid(p, value, game, HAND_FLAG if hand else 0, bid, DUPLICATE_LOSS_PENALTY))
 
 
+def discard_score(twelve: int, pair: int, game: int) -> float:
+    """How good putting ``pair`` away from ``twelve`` looks for ``game`` before any search
+    (higher is better). Suit and grand: points pushed into the skat, suits made void (the
+    trumps ruff), aces and tens behind their own ace kept; null: the most dangerous cards
+    (high in a suit with few low cards) and voids."""
+    rest = twelve & ~pair
+    a, b = (c for c in iter_bits(pair))
+    if game == NULL:
+        score = 0.0
+        for c in (a, b):
+            suit = SUIT_MASKS[c >> 3]
+            lower = sum(1 for x in iter_bits(twelve & suit) if _NULL_RANK[x & 7] < _NULL_RANK[c & 7])
+            score += _NULL_RANK[c & 7] - 2 * lower
+        for s in range(4):
+            if twelve & SUIT_MASKS[s] and not rest & SUIT_MASKS[s]:
+                score += 3
+        return score
+    trumps = TRUMP_MASKS[game]
+    score = float(CARD_POINTS[a] + CARD_POINTS[b])
+    for s in range(4):
+        plain = SUIT_MASKS[s] & ~trumps
+        if twelve & plain and not rest & plain:
+            score += 12  # a void: the trumps ruff
+    for c in (a, b):
+        if (1 << c) & ACES:
+            score -= 14  # an ace is a trick
+        if (1 << c) & TENS and twelve & ACES & SUIT_MASKS[c >> 3] & ~trumps:
+            score -= 8  # a ten behind its own ace is one too
+    return score
+
+
 def best_discard(twelve: int, game: int) -> int:
     """Two cards to discard from ``twelve`` for ``game`` (a mask of 2 cards).
 
@@ -74,27 +105,7 @@ def best_discard(twelve: int, game: int) -> int:
         pair = (1 << a) | (1 << b)
         if pair & trumps:
             continue
-        rest = twelve & ~pair
-        score = 0.0
-        if game == NULL:
-            for c in (a, b):
-                suit = SUIT_MASKS[c >> 3]
-                lower = sum(1 for x in iter_bits(twelve & suit) if _NULL_RANK[x & 7] < _NULL_RANK[c & 7])
-                score += _NULL_RANK[c & 7] - 2 * lower
-            for s in range(4):
-                if twelve & SUIT_MASKS[s] and not rest & SUIT_MASKS[s]:
-                    score += 3
-        else:
-            score += CARD_POINTS[a] + CARD_POINTS[b]
-            for s in range(4):
-                plain = SUIT_MASKS[s] & ~trumps
-                if twelve & plain and not rest & plain:
-                    score += 12  # a void: ruff with trumps
-            for c in (a, b):
-                if (1 << c) & ACES:
-                    score -= 14  # an ace is a trick
-                if (1 << c) & TENS and twelve & ACES & SUIT_MASKS[c >> 3]:
-                    score -= 8  # a ten behind its own ace is a trick too
+        score = discard_score(twelve, pair, game)
         if score > best_score:
             best, best_score = pair, score
     if best == 0:  # only trumps (cannot happen in practice): the two lowest

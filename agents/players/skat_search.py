@@ -43,7 +43,7 @@ import numpy as np
 
 from skatsim.actions import DECLARE_BASE
 from skatsim.bits import iter_bits, popcount
-from skatsim.cards import ACES, CARD_POINTS, JACKS, SUIT_MASKS, TENS
+from skatsim.cards import ACES, CARD_POINTS, JACKS
 from skatsim.contracts import DECLARATIONS, HAND, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, Contract
 from skatsim.rules import GRAND, NULL, TRUMP_MASKS
 from skatsim.scoring import matadors_of
@@ -52,13 +52,13 @@ from skatsim.valuation import expected_sf_at_bid, game_value
 
 from ..arena.base import DUPLICATE_LOSS_PENALTY, ActionValues
 from .calibration import calibrated, parse_calibration
+from .pimc_bidding import discard_score
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["SkatSearchAgent", "Candidate", "discard_candidates"]
 
-_NULL_RANK = (0, 1, 2, 5, 6, 3, 7, 4)  # null order 7 8 9 10 J Q K A by rank index (7 8 9 Q K 10 A J)
 
 
 @dataclass
@@ -79,34 +79,6 @@ class Candidate:
         return self.wins / self.weight if self.weight > 0 else 0.0
 
 
-def _static_discard_score(twelve: int, pair: int, game: int) -> float:
-    """How good putting ``pair`` away looks before any search (higher is better)."""
-    rest = twelve & ~pair
-    a, b = (c for c in iter_bits(pair))
-    if game == NULL:
-        score = 0.0
-        for c in (a, b):
-            suit = SUIT_MASKS[c >> 3]
-            lower = sum(1 for x in iter_bits(twelve & suit) if _NULL_RANK[x & 7] < _NULL_RANK[c & 7])
-            score += _NULL_RANK[c & 7] - 2 * lower
-        for s in range(4):
-            if twelve & SUIT_MASKS[s] and not rest & SUIT_MASKS[s]:
-                score += 3
-        return score
-    trumps = TRUMP_MASKS[game]
-    score = float(CARD_POINTS[a] + CARD_POINTS[b])
-    for s in range(4):
-        plain = SUIT_MASKS[s] & ~trumps
-        if twelve & plain and not rest & plain:
-            score += 12  # a void: the trumps ruff
-    for c in (a, b):
-        if (1 << c) & ACES:
-            score -= 14  # an ace is a trick
-        if (1 << c) & TENS and twelve & ACES & SUIT_MASKS[c >> 3] & ~trumps:
-            score -= 8  # a ten behind its own ace is one too
-    return score
-
-
 def discard_candidates(twelve: int, game: int, k: int, plan: int = 0) -> list[int]:
     """The ``k`` best-looking discards (two-card masks) of ``twelve`` for ``game`` by the static
     score, ``plan`` (the rule-based player's) always included: trumps are kept when at least
@@ -123,7 +95,7 @@ def discard_candidates(twelve: int, game: int, k: int, plan: int = 0) -> list[in
     free = [c for c in cards if not (1 << c) & keep]
     pool = free if len(free) >= 2 else cards
     pairs = [(1 << a) | (1 << b) for a, b in itertools.combinations(pool, 2)]
-    pairs.sort(key=lambda p: (-_static_discard_score(twelve, p, game), p))
+    pairs.sort(key=lambda p: (-discard_score(twelve, p, game), p))
     out = pairs[:k]
     if plan and plan not in out and popcount(plan & twelve) == 2:
         out.append(plan)

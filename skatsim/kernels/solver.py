@@ -967,6 +967,33 @@ def root_move_values(W, T, ha: int, hb: int, hc: int, leader: int, rem: int, ntr
 
 
 @njit(cache=True)
+def _row_start(W, row, game: int, mode: int, node_limit: int):
+    """Set ``W`` up for one ``B_*`` row (its budget, declarer and context) and give the
+    search's arguments: ``(leader, cards in the trick, the three hands from the leader on as
+    rank masks, tricks left, the trick's first two cards, card points still to be won)``."""
+    start = W[W_NODES]
+    W[W_LIMIT] = start + node_limit if node_limit > 0 else NO_LIMIT
+    W[W_DECL] = row[B_DECL]
+    W[W_CTX] = 1 + game * 9 + row[B_DECL] * 3 + mode  # context_id
+    leader = row[B_LEADER]
+    k = row[B_NTRICK]
+    p1 = leader + 1 if leader < 2 else 0
+    p2 = p1 + 1 if p1 < 2 else 0
+    ha = to_rank_mask(row[B_H0 + leader], game)
+    hb = to_rank_mask(row[B_H0 + p1], game)
+    hc = to_rank_mask(row[B_H0 + p2], game)
+    ntr = popcount(hc)
+    fa = TO_RANK[game, row[B_T0]] if k >= 1 else 0
+    fb = TO_RANK[game, row[B_T1]] if k >= 2 else 0
+    live = ha | hb | hc
+    if k >= 1:
+        live |= 1 << fa
+    if k >= 2:
+        live |= 1 << fb
+    return leader, k, ha, hb, hc, ntr, fa, fb, value_of(W, live) + W[W_TB] * ntr
+
+
+@njit(cache=True)
 def batch_position_wins(W, T, rows, game: int, mode: int, target: int, out, node_limit: int, row_nodes) -> None:
     """Does the declarer reach his goal with best play from each position? ``out[i]``: 1 or
     0, or -2 when row ``i`` needed more than ``node_limit`` nodes (``<= 0``: no budget).
@@ -974,28 +1001,9 @@ def batch_position_wins(W, T, rows, game: int, mode: int, target: int, out, node
     One null-window search per row (cheaper than :func:`batch_root_values`, which values
     every root move); rows, ``mode``, ``target``, the table and the budget as there.
     """
-    tb = W[W_TB]
     for i in range(rows.shape[0]):
         start = W[W_NODES]
-        W[W_LIMIT] = start + node_limit if node_limit > 0 else NO_LIMIT
-        W[W_DECL] = rows[i, B_DECL]
-        W[W_CTX] = 1 + game * 9 + rows[i, B_DECL] * 3 + mode  # context_id
-        leader = rows[i, B_LEADER]
-        k = rows[i, B_NTRICK]
-        p1 = leader + 1 if leader < 2 else 0
-        p2 = p1 + 1 if p1 < 2 else 0
-        ha = to_rank_mask(rows[i, B_H0 + leader], game)
-        hb = to_rank_mask(rows[i, B_H0 + p1], game)
-        hc = to_rank_mask(rows[i, B_H0 + p2], game)
-        ntr = popcount(hc)
-        fa = TO_RANK[game, rows[i, B_T0]] if k >= 1 else 0
-        fb = TO_RANK[game, rows[i, B_T1]] if k >= 2 else 0
-        live = ha | hb | hc
-        if k >= 1:
-            live |= 1 << fa
-        if k >= 2:
-            live |= 1 << fb
-        rem = value_of(W, live) + tb * ntr
+        leader, k, ha, hb, hc, ntr, fa, fb, rem = _row_start(W, rows[i], game, mode, node_limit)
         if mode == MODE_POINTS:
             need = target - rows[i, B_DPOINTS] - value_of(W, to_rank_mask(rows[i, B_SKAT], game))
         elif mode == MODE_TRICKS:
@@ -1041,28 +1049,9 @@ def batch_root_values(W, T, rows, game: int, mode: int, target: int, exact_value
     ``i`` visited (``W[W_NODES]`` is the total).
     """
     tmp = np.empty(32, np.int64)
-    tb = W[W_TB]
     for i in range(rows.shape[0]):
         start = W[W_NODES]
-        W[W_LIMIT] = start + node_limit if node_limit > 0 else NO_LIMIT
-        W[W_DECL] = rows[i, B_DECL]
-        W[W_CTX] = 1 + game * 9 + rows[i, B_DECL] * 3 + mode  # context_id
-        leader = rows[i, B_LEADER]
-        k = rows[i, B_NTRICK]
-        p1 = leader + 1 if leader < 2 else 0
-        p2 = p1 + 1 if p1 < 2 else 0
-        ha = to_rank_mask(rows[i, B_H0 + leader], game)
-        hb = to_rank_mask(rows[i, B_H0 + p1], game)
-        hc = to_rank_mask(rows[i, B_H0 + p2], game)
-        ntr = popcount(hc)
-        fa = TO_RANK[game, rows[i, B_T0]] if k >= 1 else 0
-        fb = TO_RANK[game, rows[i, B_T1]] if k >= 2 else 0
-        live = ha | hb | hc
-        if k >= 1:
-            live |= 1 << fa
-        if k >= 2:
-            live |= 1 << fb
-        rem = value_of(W, live) + tb * ntr
+        leader, k, ha, hb, hc, ntr, fa, fb, rem = _row_start(W, rows[i], game, mode, node_limit)
         base = 0
         if mode == MODE_POINTS:
             base = rows[i, B_DPOINTS] + value_of(W, to_rank_mask(rows[i, B_SKAT], game))

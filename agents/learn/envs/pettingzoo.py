@@ -60,22 +60,19 @@ def _observe(env: VecEnv, seat: int) -> dict[str, np.ndarray]:
     return {"observation": env.observe(seat)[0], "action_mask": mask}
 
 
-class SkatAECEnv(AECEnv):
-    """Skat for three learning agents (PettingZoo AEC API); see the module docstring."""
+class _OneGame:
+    """What both environments share: one game of a :class:`~skatsim.vec.VecEnv`, the spaces
+    and the render mode."""
 
-    metadata: dict[str, Any] = {"name": "skat_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata: dict[str, Any]
 
-    def __init__(self, rules: SkatRules = ISKO, reward: str = "sf", render_mode: str | None = None) -> None:
-        super().__init__()
+    def _one_game(self, rules: SkatRules, reward: str, render_mode: str | None) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
         self.possible_agents = list(AGENT_NAMES)
         self._env = VecEnv(1, rules=rules, reward=reward, auto_reset=False)
         self._obs_space, self._act_space = _spaces()
-        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
-        self.action_spaces = {a: self._act_space for a in self.possible_agents}
-        self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._obs_space
@@ -87,6 +84,19 @@ class SkatAECEnv(AECEnv):
     def vec(self) -> VecEnv:
         """The one-game :class:`~skatsim.vec.VecEnv` underneath."""
         return self._env
+
+
+class SkatAECEnv(_OneGame, AECEnv):
+    """Skat for three learning agents (PettingZoo AEC API); see the module docstring."""
+
+    metadata: dict[str, Any] = {"name": "skat_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(self, rules: SkatRules = ISKO, reward: str = "sf", render_mode: str | None = None) -> None:
+        super().__init__()
+        self._one_game(rules, reward, render_mode)
+        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
@@ -134,7 +144,7 @@ class SkatAECEnv(AECEnv):
         self._env.close()
 
 
-class SkatParallelEnv(ParallelEnv):
+class SkatParallelEnv(_OneGame, ParallelEnv):
     """Skat for three learning agents (PettingZoo parallel API); see the module docstring.
 
     >>> env = SkatParallelEnv()
@@ -149,24 +159,8 @@ class SkatParallelEnv(ParallelEnv):
     metadata: dict[str, Any] = {"name": "skat_v0", "render_modes": ["ansi"]}
 
     def __init__(self, rules: SkatRules = ISKO, reward: str = "sf", render_mode: str | None = None) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.render_mode = render_mode
-        self.possible_agents = list(AGENT_NAMES)
+        self._one_game(rules, reward, render_mode)
         self.agents: list[str] = []
-        self._env = VecEnv(1, rules=rules, reward=reward, auto_reset=False)
-        self._obs_space, self._act_space = _spaces()
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self._obs_space
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self._act_space
-
-    @property
-    def vec(self) -> VecEnv:
-        """The one-game :class:`~skatsim.vec.VecEnv` underneath."""
-        return self._env
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         return {a: _observe(self._env, s) for s, a in enumerate(AGENT_NAMES) if a in self.agents}
