@@ -34,6 +34,20 @@ def _state() -> None:
     s.observation(0)
 
 
+def _policies() -> None:
+    from skatsim.bits import seat_stream
+    from skatsim.kernels import game as G
+    from skatsim.kernels.heuristic import params_array
+    from skatsim.kernels.policies import POLICY_RANDOM, POLICY_RULE_BASED, policy_act
+    from skatsim.state import SkatState
+
+    s = SkatState.new_game(seed=1)
+    v = np.zeros(G.N_FIELDS, dtype=np.int64)
+    G.mask_view(s.vector, s.current_player(), v)
+    for pid in (POLICY_RULE_BASED, POLICY_RANDOM):
+        policy_act(pid, v, s.current_player(), params_array(), seat_stream(1, 0))
+
+
 def _vec() -> None:
     from skatsim.vec import TrajectoryBuffer, VecEnv, sample_masks
 
@@ -91,6 +105,7 @@ def _labels() -> None:
 #: The steps, in order: (what it compiles, the call).
 STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("batch simulation", _simulate), ("the state machine and records", _state),
+    ("the built-in policies on a seat's view", _policies),
     ("the vectorised environment", _vec), ("the solver and rollouts", _solver),
     ("every registered agent (shared agent test)", _agents), ("tournaments", _tournament),
     ("bidding labels", _labels))

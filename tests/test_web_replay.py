@@ -212,13 +212,14 @@ def test_seat_views_show_only_what_the_seat_knew() -> None:
 
 def test_replay_api(tmp_path: Path) -> None:
     pytest.importorskip("starlette")
-    from web_helpers import client
+    from web_helpers import SMALL_ANALYSIS, client
 
     from skatsim_app.web import create_app
 
     out = tmp_path / "run"
     run_tournament(["random", "rule_based"], 2, seed=3, parallel="processes", out=out, progress=False)
-    app = create_app(replay=[str(out), str(DATA / "iss_records.txt")], opponents=["random", "random"])
+    app = create_app(replay=[str(out), str(DATA / "iss_records.txt")], opponents=["random", "random"],
+                     analysis_agent=SMALL_ANALYSIS)
     with client(app) as c:
         srcs = c.get("/api/config").json()["sources"]
         assert [s["kind"] for s in srcs] == ["tournament", "iss"] and srcs[0]["games"] == 12

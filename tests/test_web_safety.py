@@ -13,7 +13,7 @@ pytest.importorskip("starlette")
 
 from skatsim_app.web import create_app  # noqa: E402
 from skatsim_app.web.offer import AgentOffer, browser_params  # noqa: E402
-from web_helpers import client  # noqa: E402
+from web_helpers import SMALL_ANALYSIS, client  # noqa: E402
 
 
 def _client(**options):
@@ -256,7 +256,7 @@ def replay_client(tmp_path_factory):
     run = tmp_path_factory.mktemp("safety") / "run"
     run_tournament(["rule_based", "random"], 1, seed=8, parallel="processes", out=run, progress=False)
     app = create_app(replay=[str(run), str(here / "data" / "iss_records.txt")], opponents=["random", "random"],
-                     agent_mode="thread")
+                     agent_mode="thread", analysis_agent=SMALL_ANALYSIS)
     with client(app) as c:
         yield c
 

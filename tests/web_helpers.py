@@ -64,6 +64,12 @@ def choose(view: dict[str, Any], role: str = "declare", level: str | None = None
 #: Where the tests' TestClient says it talks to (a loopback origin the server accepts).
 BASE_URL = "http://127.0.0.1:8765"
 
+#: The server's default analysis agent at the smallest search sizes: the tests that walk every
+#: step of a replay check what a response names, not how good its values are (the default's
+#: sizes cost minutes per deal there).
+SMALL_ANALYSIS = ("compose:bidding=neural_bidder,discard=skat_search(worlds=1,final_worlds=0,finalists=1),"
+                  "declare=skat_search(worlds=1,final_worlds=0,finalists=1),card_play=pimc(worlds=2)")
+
 
 def client(app: Any) -> Any:
     """A Starlette TestClient of ``app`` on :data:`BASE_URL` (use it as a context manager)."""
