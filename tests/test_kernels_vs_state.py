@@ -109,8 +109,10 @@ def test_kernel_rows_replay_through_state_field_by_field():
 
 
 def test_custom_policy_illegal_action_is_reported():
+    # record_actions: the runner's signature the test above compiled (a jitted policy's runner
+    # is not cached; conftest.GROUPS keeps this module on one worker)
     with pytest.raises(ValueError, match=r"illegal action \(action #1 of deal 0"):
-        list(iter_chunks(3, (low_bid_policy, [1.0]), seed=1, workers=1))
+        list(iter_chunks(3, (low_bid_policy, [1.0]), seed=1, workers=1, record_actions=True))
 
 
 def test_random_action_is_uniform_over_legal_set():
