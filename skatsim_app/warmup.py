@@ -4,7 +4,8 @@ Numba compiles a kernel on its first call and caches the machine code (under
 ``~/.cache/skatsim/numba/<source hash>``, :mod:`skatsim._numba_cache`), so the first run after
 an install or an edit of the engine pays the compilation: 42 min on the 2-core dev machine on a
 fresh clone (2026-12-05: the batch runner 8 min, the vectorised environment 4 min, the agents'
-kernels 26 min; the inlined autoplay loop is what takes long). ``setup.sh`` pays it
+kernels 26 min; numba's compile events put 554 s of the batch runner in ``run_chunk``, whose
+prange body inlines the whole autoplay loop; the agents' 26 min are not profiled yet). ``setup.sh`` pays it
 here, once, with a line per step, instead of in the first tournament, the first training step
 or in every worker of the test suite. Each step is a small run of one path of the engine:
 what it computes is thrown away.
