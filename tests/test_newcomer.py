@@ -441,10 +441,14 @@ def test_ctrl_c_at_any_moment_prints_no_traceback(after: float, tmp_path) -> Non
     time.sleep(after)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
-    if proc.returncode == -signal.SIGINT:  # interrupted before Python itself had started: nothing printed
-        assert err == "", err
-    else:
-        assert proc.returncode == 130 and err.strip() == "skatsim tournament: interrupted", err
+    # Killed by SIGINT (a shell shows that as status 130 too): before Python had started, with
+    # nothing printed, or after our one line: seen once on CI in the 0.5 s case, the interrupt
+    # landing inside an import, where CPython can record it as unhandled (code an extension runs
+    # through PyRun_*) although our handler caught it, and re-raise SIGINT at exit.
+    assert proc.returncode in (130, -signal.SIGINT), (proc.returncode, err)
+    assert "Traceback" not in err, err
+    if proc.returncode == 130 or err:
+        assert err.strip() == "skatsim tournament: interrupted", err
 
 
 def test_a_damaged_shard_is_reported_and_played_again(tmp_path, capsys) -> None:
