@@ -73,3 +73,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 continue
             if "subprocess." in src:
                 item.add_marker(pytest.mark.subprocess)
+
+
+# ----------------------------------------------------------------------------- where the time goes
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``SKATSIM_COMPILE_LOG=<dir> pytest``: every numba compilation in the test processes, with
+    the test that paid it and its seconds, one JSON line each in ``<dir>/<worker>.jsonl`` (a
+    test slow on a fresh clone but fast after is compiling what ``skatsim warmup`` left out)."""
+    out = os.environ.get("SKATSIM_COMPILE_LOG")
+    if out:
+        from compile_log import install
+
+        install(config, Path(out), os.environ.get("PYTEST_XDIST_WORKER", "main"))

@@ -97,7 +97,9 @@ def test_kernel_rows_replay_through_state_field_by_field():
     kontra_seen: set[int] = set()
     total = 0
     for policy, rules, n, seed in CASES:
-        for chunk in iter_chunks(n, policy, seed=seed, rules=rules, workers=2, chunk_size=1500,
+        # one process: a jitted policy's runner is not cached, and each worker process would
+        # compile it again (about 150 s on the 2-core machine); the test below reuses this one
+        for chunk in iter_chunks(n, policy, seed=seed, rules=rules, workers=1, chunk_size=1500,
                                  record_actions=True):
             seen |= replay_and_compare(chunk, rules)
             kontra_seen |= set(np.unique(chunk.rows["kontra"]).tolist())
@@ -109,8 +111,8 @@ def test_kernel_rows_replay_through_state_field_by_field():
 
 
 def test_custom_policy_illegal_action_is_reported():
-    # record_actions: the runner's signature the test above compiled (a jitted policy's runner
-    # is not cached; conftest.GROUPS keeps this module on one worker)
+    # record_actions, workers=1: the runner the test above compiled in this process (a jitted
+    # policy's runner is not cached; conftest.GROUPS keeps this module on one worker)
     with pytest.raises(ValueError, match=r"illegal action \(action #1 of deal 0"):
         list(iter_chunks(3, (low_bid_policy, [1.0]), seed=1, workers=1, record_actions=True))
 

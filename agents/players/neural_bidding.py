@@ -257,6 +257,14 @@ class _Model:
         self._w = [(sd[k].numpy().astype(np.float32), sd[k.replace("weight", "bias")].numpy().astype(np.float32))
                    for k in sd if k.endswith("weight")]
         self._wt = [(np.ascontiguousarray(w.T), np.ascontiguousarray(b)) for w, b in self._w]
+        for pair in self._w + self._wt:
+            for a in pair:
+                a.setflags(write=False)
+
+    def __deepcopy__(self, memo: dict) -> "_Model":
+        # read-only: copies of an agent (a tournament's per-game copies, the agent API test's
+        # copy at every decision) share the network instead of copying its weights
+        return self
 
     def predict(self, x: np.ndarray, *, batch: int = 65536) -> tuple[np.ndarray, np.ndarray]:
         """``(p_win, e_list)`` per row and contract (torch, batched)."""
@@ -445,6 +453,9 @@ class _Calibrated:
         self.model, self.cal = model, cal
         self.meta = model.meta
         self._games = np.array([CONTRACT_GAME[i] for i in range(N_CONTRACTS)])
+
+    def __deepcopy__(self, memo: dict) -> "_Calibrated":
+        return self  # read-only, as the network it wraps
 
     def predict_rows(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         p, e = self.model.predict_rows(x)

@@ -27,6 +27,8 @@ import numpy as np
 from skatsim.bits import seed_state
 from skatsim.contracts import BID_VALUES
 from skatsim.kernels.heuristic import DEFAULT_PARAMS, PARAM_NAMES
+from skatsim.kernels.policies import policy_act  # called, never kept on an agent: a dispatcher in
+# an agent's __dict__ makes each copy.deepcopy of it pickle the dispatcher (30 ms a copy)
 
 from ..arena.base import in_range, one_of
 
@@ -45,11 +47,8 @@ class CompiledPolicyAgent:
     name = "compiled"
 
     def __init__(self, pid: int, params: np.ndarray, seed: int = 0) -> None:
-        from skatsim.kernels.policies import policy_act
-
         params.setflags(write=False)
         self._params = params
-        self._act = policy_act
         self._pid = pid
         self._rng = seed_state(seed)
 
@@ -59,13 +58,13 @@ class CompiledPolicyAgent:
 
     def act(self, obs: "Observation") -> int:
         """The action for ``obs.seat`` from its masked view ``obs.view``."""
-        a, self._rng = self._act(self._pid, obs.view, obs.seat, self._params, self._rng)
+        a, self._rng = policy_act(self._pid, obs.view, obs.seat, self._params, self._rng)
         return int(a)
 
     def peek(self, obs: "Observation") -> int:
         """The action :meth:`act` would take, without advancing the seat stream (another
         agent asking for this player's opinion, e.g. a tie-break)."""
-        a, _ = self._act(self._pid, obs.view, obs.seat, self._params, self._rng)
+        a, _ = policy_act(self._pid, obs.view, obs.seat, self._params, self._rng)
         return int(a)
 
     @property
