@@ -239,6 +239,11 @@ class DMCModel:
         self.phases = tuple(meta.get("phases", ()))
         self.refresh()
 
+    def __deepcopy__(self, memo: dict) -> "DMCModel":
+        # copies of an agent (a tournament's per-game copies, the agent API test's copy at every
+        # decision) share the network: a trainer's refresh() reaches every copy
+        return self
+
     def refresh(self) -> None:
         """Copy the network's current weights into the compiled evaluator."""
         sd = self.net.state_dict()
