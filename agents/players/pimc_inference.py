@@ -29,7 +29,7 @@ from numba import njit
 from skatsim.actions import DECLARE_BASE, HAND, PICKUP, string_to_action
 from skatsim.contracts import DECLARATIONS, Contract
 from skatsim.kernels import game as G
-from skatsim.kernels.heuristic import rule_based_policy
+from skatsim.kernels.policies import POLICY_RULE_BASED, policy_act
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
@@ -60,6 +60,18 @@ def public_actions(obs: "Observation", cards: bool = False) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
+# Compile cost: the rule-based model is the compiled ``policy_act`` (one call, linked, not the
+# heuristic inlined at each call site), on the argument types ``skatsim warmup`` compiles it
+# for (writable arrays, non-literal ints: ``np.int64(k)``, as a literal argument compiles a
+# specialisation of its own). Each inlined copy cost 110-200 s of compile on the 2-core machine.
+
+
+@njit(cache=True)
+def _rule_based(view, p, params):
+    b, _ = policy_act(np.int64(POLICY_RULE_BASED), view, p, params, np.int64(1))
+    return b
+
+
 @njit(cache=True)
 def _replay_weight(st, view, h0, h1, h2, skat, actions, me, params, eps, eps_cards, options, what) -> float:
     """Replay ``actions`` from a dealt world; multiply the weight by ``eps`` for each call of
@@ -83,13 +95,11 @@ def _replay_weight(st, view, h0, h1, h2, skat, actions, me, params, eps, eps_car
             if ph == G.PH_PLAY:
                 if what != 1 and eps_cards < 1.0 and st[G.F_GAME] <= 5:
                     G.mask_view(st, p, view)
-                    b, _ = rule_based_policy(view, p, params, 1)
-                    if b != a:
+                    if _rule_based(view, p, params) != a:
                         w *= eps_cards
             elif what != 2:
                 G.mask_view(st, p, view)
-                b, _ = rule_based_policy(view, p, params, 1)
-                if b != a:
+                if _rule_based(view, p, params) != a:
                     w *= eps
         if not G.is_legal(st, a):  # the world cannot carry this history
             return 0.0
@@ -112,7 +122,7 @@ def world_weights(dealt, actions, me, params, eps, options, marginal_seat, out, 
     for i in range(dealt.shape[0]):
         if marginal_seat < 0:
             out[i] = _replay_weight(st, view, dealt[i, 0], dealt[i, 1], dealt[i, 2], dealt[i, 3], actions, me,
-                                    params, eps, eps_cards, options, 0)
+                                    params, eps, eps_cards, options, np.int64(0))
             continue
         twelve = dealt[i, marginal_seat] | dealt[i, 3]
         total = 0.0
@@ -130,10 +140,10 @@ def world_weights(dealt, actions, me, params, eps, options, marginal_seat, out, 
                     h[q] = dealt[i, q]
                 h[marginal_seat] = twelve & ~(b1 | b2)
                 wi = _replay_weight(st, view, h[0], h[1], h[2], b1 | b2, actions, me, params, eps, eps_cards,
-                                    options, 1)
+                                    options, np.int64(1))
                 if cards_w < 0.0 and wi > 0.0 and eps_cards < 1.0:
                     cards_w = _replay_weight(st, view, h[0], h[1], h[2], b1 | b2, actions, me, params, eps,
-                                             eps_cards, options, 2)
+                                             eps_cards, options, np.int64(2))
                 total += wi
                 n += 1
         out[i] = total / n * (cards_w if cards_w >= 0.0 else 1.0)
@@ -161,7 +171,7 @@ def weigh_worlds(obs: "Observation", worlds: np.ndarray, params: np.ndarray, eps
             marginal = d
     acts = public_actions(obs, cards=eps_cards < 1.0)
     out = np.empty(len(dealt), dtype=np.float64)
-    world_weights(dealt, acts, obs.seat, np.ascontiguousarray(params, dtype=np.float64), float(eps),
+    world_weights(dealt, acts, obs.seat, np.array(params, dtype=np.float64), float(eps),  # writable: one signature
                   int(v[G.F_OPTIONS]), marginal, out, float(eps_cards))
     return out
 

@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -51,6 +52,15 @@ class CompiledPolicyAgent:
         self._params = params
         self._pid = pid
         self._rng = seed_state(seed)
+
+    def __deepcopy__(self, memo: dict) -> "CompiledPolicyAgent":
+        # the read-only parameter row is shared: a deepcopy would make it a writable array, and
+        # policy_act would compile again for that signature (70-100 s) in each tournament copy
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for k, v in vars(self).items():
+            setattr(new, k, v if k == "_params" else copy.deepcopy(v, memo))
+        return new
 
     def reset(self, deal_id: int, seat: int, rng: int) -> None:
         """Start a deal: keep the seat's SplitMix64 stream ``rng``."""
