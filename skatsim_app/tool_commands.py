@@ -123,7 +123,7 @@ def add_bench(sub: Any) -> None:
 def _cmd_warmup(args: argparse.Namespace) -> int:
     from .warmup import warm_up
 
-    warm_up(lambda line: print(line, flush=True))
+    warm_up(lambda line: print(line, flush=True), workers=args.workers)
     return 0
 
 
@@ -132,6 +132,9 @@ def add_warmup(sub: Any) -> None:
                         description="Run a small piece of every engine path so numba compiles its kernels into "
                                     "the on-disk cache: the first tournament, training or test run after an "
                                     "install or an engine edit then starts at once.")
+    sp.add_argument("--workers", type=int, choices=(1, 2), default=2,
+                    help="2 (default): the batch runner and the rest compile side by side, a process each; "
+                         "1: one after the other in this process")
     sp.set_defaults(func=_cmd_warmup, parser=sp)
 
 

@@ -2,19 +2,22 @@
 
 Numba compiles a kernel on its first call and caches the machine code (under
 ``~/.cache/skatsim/numba/<source hash>``, :mod:`skatsim._numba_cache`), so the first run after
-an install or an edit of the engine pays the compilation: 42 min on the 2-core dev machine on a
-fresh clone (2026-12-05: the batch runner 8 min, the vectorised environment 4 min, the agents'
-kernels 26 min; numba's compile events put 554 s of the batch runner in ``run_chunk``, whose
-prange body inlines the whole autoplay loop; the agents' 26 min are not profiled yet). ``setup.sh`` pays it
-here, once, with a line per step, instead of in the first tournament, the first training step
-or in every worker of the test suite. Each step is a small run of one path of the engine:
-what it computes is thrown away.
+an install or an edit of the engine pays the compilation. ``setup.sh`` pays it here, once,
+with a line per step, instead of in the first tournament, the first training step or in every
+worker of the test suite. Each step is a small run of one path of the engine: what it computes
+is thrown away. The steps run in two lanes, one process each (``--workers 1``: one after the
+other): the batch runner alone in one, everything else in the other.
+
+Measured with numba's compile events on the 2-core dev machine (2026-12-05, empty cache): the
+batch runner ``run_chunk`` 417 s (its prange body inlines the whole autoplay loop), the
+vectorised environment 262 s, ``policy_act`` 75 s for each argument layout it is called with
+(writable arrays from kernels, read-only ones from agents), the agents' own kernels 37 s.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -105,23 +108,66 @@ def _labels() -> None:
         label_deal(0, LabelConfig(n_deals=1, worlds=2, seed=1, labeler=labeler))
 
 
-#: The steps, in order: (what it compiles, the call).
-STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
-    ("batch simulation", _simulate), ("the state machine and records", _state),
-    ("the built-in policies on a seat's view", _policies),
-    ("the vectorised environment", _vec), ("the solver and rollouts", _solver),
-    ("every registered agent (shared agent test)", _agents), ("tournaments", _tournament),
-    ("bidding labels", _labels))
+#: The steps: (what it compiles, the call, lane). Lane 0 is the batch runner (about half the
+#: compile time); lane 1 the rest, ordered so each step finds what it shares already compiled
+#: (the state machine before the agents, the policies and the solver before the labels).
+STEPS: tuple[tuple[str, Callable[[], None], int], ...] = (
+    ("batch simulation", _simulate, 0), ("the state machine and records", _state, 1),
+    ("the built-in policies on a seat's view", _policies, 1), ("the solver and rollouts", _solver, 1),
+    ("bidding labels", _labels, 1), ("the vectorised environment", _vec, 1),
+    ("every registered agent (shared agent test)", _agents, 1), ("tournaments", _tournament, 1))
 
 
-def warm_up(say: Callable[[str], None] = print) -> float:
-    """Run every step of :data:`STEPS`, saying each with its time; returns the seconds in all."""
+def _run_lane(lane: int, done: Any) -> None:
+    for i, (what, step, ln) in enumerate(STEPS):
+        if ln == lane:
+            t0 = time.perf_counter()
+            step()
+            done.put((i, time.perf_counter() - t0))
+
+
+def warm_up(say: Callable[[str], None] = print, workers: int = 2) -> float:
+    """Run every step of :data:`STEPS` (``workers`` 2: the two lanes side by side, each in a
+    process of its own; 1: one after the other, here), saying each with its time; returns the
+    seconds in all. A lane that fails raises ``RuntimeError`` naming it."""
     t_all = time.perf_counter()
-    say("compiling the numba kernels once into the cache (about 40 min the first time; seconds after)")
-    for i, (what, step) in enumerate(STEPS, 1):
-        t0 = time.perf_counter()
-        step()
-        say(f"  [{i}/{len(STEPS)}] {what}: {time.perf_counter() - t0:.1f} s")
+    n = len(STEPS)
+    say(f"compiling the numba kernels once into the cache (about {15 if workers < 2 else 9} min on 2 cores "
+        "the first time; seconds after)")
+    if workers < 2:
+        for i, (what, step, _) in enumerate(STEPS, 1):
+            t0 = time.perf_counter()
+            step()
+            say(f"  [{i}/{n}] {what}: {time.perf_counter() - t0:.1f} s")
+    else:
+        import multiprocessing as mp
+        import queue
+
+        ctx = mp.get_context("spawn")  # fresh interpreters: numba's threads are never forked
+        done = ctx.Queue()
+        procs = [ctx.Process(target=_run_lane, args=(lane, done), daemon=True) for lane in (0, 1)]
+        for p in procs:
+            p.start()
+        try:
+            left = n
+            while left:
+                try:
+                    i, secs = done.get(timeout=1.0)
+                except queue.Empty:
+                    bad = [lane for lane, p in enumerate(procs) if p.exitcode not in (None, 0)]
+                    if bad:
+                        raise RuntimeError(f"skatsim warmup: lane {bad[0]} failed (exit status "
+                                           f"{procs[bad[0]].exitcode}); its error is printed above") from None
+                    if all(p.exitcode == 0 for p in procs) and done.empty():
+                        raise RuntimeError("skatsim warmup: a lane ended without reporting its steps")
+                    continue
+                left -= 1
+                say(f"  [{n - left}/{n}] {STEPS[i][0]}: {secs:.1f} s")
+        finally:
+            for p in procs:
+                if p.is_alive():
+                    p.terminate()
+                p.join()
     total = time.perf_counter() - t_all
     say(f"kernels ready in {total:.1f} s")
     return total

@@ -43,7 +43,7 @@ FIELDS = {
 def low_bid_policy(st, seat, params, rng):
     """Random, but bids low: a bidder names the next bid or passes (1:1), so all-pass deals,
     null games and cheap contracts are common. Otherwise uniformly random. With
-    ``params[0] == 1`` it returns an illegal action (one compiled runner for both tests)."""
+    ``params[0] == 1`` it returns an illegal action (the error test; the slow test plays it)."""
     if params[0] == 1.0:
         return 200, rng
     if st[G.F_PHASE] == G.PH_BID and st[G.F_BID_STAGE] < 2 and seat == st[G.F_BIDDER]:
@@ -83,12 +83,17 @@ def replay_and_compare(chunk, rules: SkatRules) -> set[str]:
     return seen
 
 
+#: A table that bids low at one seat and at random at the others: passed-in deals, Ramsch, null
+#: games and every announcement come up within a few thousand deals, on the built-in runner
+#: ``skatsim warmup`` compiled (a jitted policy of a test's own compiles the runner anew: 150 s).
+MIX = ["random", ("rule_based", {"max_bid": 18}), "random"]
+
 CASES = [  # (policy, rules, n_deals, seed)
     ("random", SkatRules(), 3000, 101),
-    (low_bid_policy, SkatRules(), 4000, 102),
+    (MIX, SkatRules(), 4000, 102),
     ("random", SkatRules(kontra=True), 1000, 103),
-    (low_bid_policy, SkatRules(ramsch=True, kontra=True), 2000, 104),
-    (low_bid_policy, SkatRules(ramsch=True), 500, 105),
+    (MIX, SkatRules(ramsch=True, kontra=True), 2000, 104),
+    (MIX, SkatRules(ramsch=True), 500, 105),
 ]
 
 
@@ -97,9 +102,7 @@ def test_kernel_rows_replay_through_state_field_by_field():
     kontra_seen: set[int] = set()
     total = 0
     for policy, rules, n, seed in CASES:
-        # one process: a jitted policy's runner is not cached, and each worker process would
-        # compile it again (about 150 s on the 2-core machine); the test below reuses this one
-        for chunk in iter_chunks(n, policy, seed=seed, rules=rules, workers=1, chunk_size=1500,
+        for chunk in iter_chunks(n, policy, seed=seed, rules=rules, workers=2, chunk_size=1500,
                                  record_actions=True):
             seen |= replay_and_compare(chunk, rules)
             kontra_seen |= set(np.unique(chunk.rows["kontra"]).tolist())
@@ -111,8 +114,7 @@ def test_kernel_rows_replay_through_state_field_by_field():
 
 
 def test_custom_policy_illegal_action_is_reported():
-    # record_actions, workers=1: the runner the test above compiled in this process (a jitted
-    # policy's runner is not cached; conftest.GROUPS keeps this module on one worker)
+    # the one test here that compiles the generic runner for a jitted policy of its own
     with pytest.raises(ValueError, match=r"illegal action \(action #1 of deal 0"):
         list(iter_chunks(3, (low_bid_policy, [1.0]), seed=1, workers=1, record_actions=True))
 
