@@ -6,7 +6,7 @@ an install or an edit of the engine pays the compilation. ``setup.sh`` pays it h
 with a line per step, instead of in the first tournament, the first training step or in every
 worker of the test suite. Each step is a small run of one path of the engine: what it computes
 is thrown away. The steps run in two lanes, one process each (``--workers 1``: one after the
-other): the batch runner alone in one, everything else in the other.
+other): the batch runner and its serial twin in one, everything else in the other.
 
 Measured with numba's compile events on the 2-core dev machine (2026-12-05, empty cache): the
 batch runner ``run_chunk`` 417 s (its prange body inlines the whole autoplay loop), the
@@ -29,6 +29,28 @@ def _simulate() -> None:
 
     for policy in ("random", "rule_based", ["rule_based", "random", ("rule_based", {"max_bid": 18})]):
         simulate(64, policy, seed=1, workers=1, progress=False)
+
+
+def _serial_twins() -> None:
+    """The kernels' serial twins (:func:`skatsim.kernels.threads.kernel`), which a process
+    forked after numba's threads ran uses: the web table's replays, a tournament's worker
+    processes. Run here with the twin switch set, as in such a process."""
+    from skatsim.kernels import threads
+    from skatsim.simulate import iter_chunks, simulate
+    from skatsim.vec import VecEnv, sample_masks
+
+    old = threads._FORKED_AFTER_OMP
+    threads._FORKED_AFTER_OMP = True
+    try:
+        simulate(16, ["rule_based", "random", ("rule_based", {"max_bid": 18})], seed=1, workers=1, progress=False)
+        list(iter_chunks(16, "rule_based", seed=1, workers=1, record_actions=True, progress=False))
+        env = VecEnv(2, seed=1, policies=[None, "rule_based", "random"])
+        env.reset()
+        rng = np.arange(2, dtype=np.int64)
+        for _ in range(30):
+            env.step(sample_masks(env.legal_mask, rng))
+    finally:
+        threads._FORKED_AFTER_OMP = old
 
 
 def _state() -> None:
@@ -108,11 +130,12 @@ def _labels() -> None:
         label_deal(0, LabelConfig(n_deals=1, worlds=2, seed=1, labeler=labeler))
 
 
-#: The steps: (what it compiles, the call, lane). Lane 0 is the batch runner (about half the
-#: compile time); lane 1 the rest, ordered so each step finds what it shares already compiled
+#: The steps: (what it compiles, the call, lane). Lane 0 is the batch runner and its serial
+#: twin (about half the compile time); lane 1 the rest, ordered so each step finds what it shares already compiled
 #: (the state machine before the agents, the policies and the solver before the labels).
 STEPS: tuple[tuple[str, Callable[[], None], int], ...] = (
-    ("batch simulation", _simulate, 0), ("the state machine and records", _state, 1),
+    ("batch simulation", _simulate, 0), ("the serial twins (processes forked after threads)", _serial_twins, 0),
+    ("the state machine and records", _state, 1),
     ("the built-in policies on a seat's view", _policies, 1), ("the solver and rollouts", _solver, 1),
     ("bidding labels", _labels, 1), ("the vectorised environment", _vec, 1),
     ("every registered agent (shared agent test)", _agents, 1), ("tournaments", _tournament, 1))

@@ -12,6 +12,7 @@ Hypothesis profiles (select with ``HYPOTHESIS_PROFILE=<name>``; ``ci`` is the de
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -28,6 +29,13 @@ settings.register_profile("ci", max_examples=25, derandomize=True, print_blob=Tr
 settings.register_profile("dev", max_examples=100, **_common)
 settings.register_profile("thorough", max_examples=2000, **_common)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# Tests press Ctrl-C on child processes (test_newcomer, test_runs, test_simulate): a child
+# inherits an ignored SIGINT, and a shell ignores it in a background job (``pytest &`` in a
+# script), so the test processes handle it as Python does in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
