@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .options import UsageError, add_progress, int_arg
+from .options import UsageError, add_progress, add_workers, default_workers, int_arg
 
 __all__ = ["add_agents", "add_import_iss", "add_bench", "add_train_bidding", "add_train_dmc", "add_warmup",
            "source_tree"]
@@ -123,7 +123,7 @@ def add_bench(sub: Any) -> None:
 def _cmd_warmup(args: argparse.Namespace) -> int:
     from .warmup import warm_up
 
-    warm_up(lambda line: print(line, flush=True), workers=args.workers)
+    warm_up(lambda line: print(line, flush=True), workers=args.workers or default_workers())
     return 0
 
 
@@ -132,9 +132,8 @@ def add_warmup(sub: Any) -> None:
                         description="Run a small piece of every engine path so numba compiles its kernels into "
                                     "the on-disk cache: the first tournament, training or test run after an "
                                     "install or an engine edit then starts at once.")
-    sp.add_argument("--workers", type=int, choices=(1, 2), default=2,
-                    help="2 (default): the batch runner and the rest compile side by side, a process each; "
-                         "1: one after the other in this process")
+    add_workers(sp, "processes compiling at once: 1 runs the steps one after the other here, 2 or more the "
+                    "batch runner and the rest side by side")
     sp.set_defaults(func=_cmd_warmup, parser=sp)
 
 

@@ -31,6 +31,17 @@ def _simulate() -> None:
         simulate(64, policy, seed=1, workers=1, progress=False)
 
 
+def _policy_own_params() -> None:
+    """``policy_act`` on an observation (read-only) with a parameter row of one's own (writable),
+    as its docstring calls it: one compilation per combination of argument layouts."""
+    from skatsim.kernels.policies import PARAMS_SIZE, POLICY_RANDOM, POLICY_RULE_BASED, policy_act
+    from skatsim.state import SkatState
+
+    obs = SkatState.new_game(seed=1).observation(1)
+    for pid in (POLICY_RULE_BASED, POLICY_RANDOM):
+        policy_act(pid, obs.view, 1, np.zeros(PARAMS_SIZE), 12345)
+
+
 def _serial_twins() -> None:
     """The kernels' serial twins (:func:`skatsim.kernels.threads.kernel`), which a process
     forked after numba's threads ran uses: the web table's replays, a tournament's worker
@@ -135,6 +146,7 @@ def _labels() -> None:
 #: (the state machine before the agents, the policies and the solver before the labels).
 STEPS: tuple[tuple[str, Callable[[], None], int], ...] = (
     ("batch simulation", _simulate, 0), ("the serial twins (processes forked after threads)", _serial_twins, 0),
+    ("the built-in policies on an observation, with one's own parameters", _policy_own_params, 0),
     ("the state machine and records", _state, 1),
     ("the built-in policies on a seat's view", _policies, 1), ("the solver and rollouts", _solver, 1),
     ("bidding labels", _labels, 1), ("the vectorised environment", _vec, 1),
