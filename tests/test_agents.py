@@ -37,6 +37,44 @@ CHEAP = {"pimc": "pimc:worlds=4", "neural_bidder": "neural_bidder",
          "expert": "expert:worlds=1"}
 
 
+def _reachable(obj: object, seen: set[int] | None = None, depth: int = 0):
+    """Every object reachable from ``obj`` through instance attributes, dicts, lists and tuples."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or depth > 12:
+        return
+    seen.add(id(obj))
+    yield obj
+    if isinstance(obj, dict):
+        kids = list(obj.values())
+    elif isinstance(obj, (list, tuple)):
+        kids = list(obj)
+    elif hasattr(obj, "__dict__") and type(obj).__module__.split(".")[0] in ("agents", "skatsim"):
+        kids = list(vars(obj).values())
+    else:
+        return
+    for k in kids:
+        yield from _reachable(k, seen, depth + 1)
+
+
+@pytest.mark.parametrize("name", ALL_AGENTS)
+def test_a_copy_of_an_agent_keeps_no_kernel_and_no_writable_parameter_row(name: str) -> None:
+    """Tournaments copy an agent per game and the agent API test at every decision: a numba
+    dispatcher kept on an agent is pickled by each copy (30 ms), and a parameter row that a
+    copy turns writable makes the compiled policy compile again for that layout (70-100 s)."""
+    from numba.core.dispatcher import Dispatcher
+
+    agent = make_agent(name)
+    twin = copy.deepcopy(agent)
+    for a in (agent, twin):
+        found = [o for o in _reachable(a) if isinstance(o, Dispatcher)]
+        assert not found, f"{name}: a numba dispatcher on the agent: {found[0]}"
+    rows = [o for o in _reachable(agent) if hasattr(o, "param_row")]
+    twin_rows = [o for o in _reachable(twin) if hasattr(o, "param_row")]
+    assert len(rows) == len(twin_rows)
+    for o in twin_rows:
+        assert not o.param_row.flags.writeable, f"{name}: a copy's {type(o).__name__} has a writable parameter row"
+
+
 @pytest.mark.parametrize("name", ALL_AGENTS)
 def test_every_registered_agent_passes_the_agent_api_test(name: str) -> None:
     report = agent_api_test(CHEAP.get(name, name), n_deals=12, seed=3, hidden_deals=3, n_worlds=2)
