@@ -34,12 +34,13 @@ def _simulate() -> None:
 def _policy_own_params() -> None:
     """``policy_act`` on an observation (read-only) with a parameter row of one's own (writable),
     as its docstring calls it: one compilation per combination of argument layouts."""
+    from skatsim.kernels.heuristic import params_array
     from skatsim.kernels.policies import PARAMS_SIZE, POLICY_RANDOM, POLICY_RULE_BASED, policy_act
     from skatsim.state import SkatState
 
     obs = SkatState.new_game(seed=1).observation(1)
-    for pid in (POLICY_RULE_BASED, POLICY_RANDOM):
-        policy_act(pid, obs.view, 1, np.zeros(PARAMS_SIZE), 12345)
+    policy_act(POLICY_RULE_BASED, obs.view, 1, params_array(), 12345)
+    policy_act(POLICY_RANDOM, obs.view, 1, np.zeros(PARAMS_SIZE), 12345)
 
 
 def _serial_twins() -> None:
@@ -167,7 +168,7 @@ def warm_up(say: Callable[[str], None] = print, workers: int = 2) -> float:
     seconds in all. A lane that fails raises ``RuntimeError`` naming it."""
     t_all = time.perf_counter()
     n = len(STEPS)
-    say(f"compiling the numba kernels once into the cache (about {15 if workers < 2 else 9} min on 2 cores "
+    say(f"compiling the numba kernels once into the cache (about {22 if workers < 2 else 11} min on 2 cores "
         "the first time; seconds after)")
     if workers < 2:
         for i, (what, step, _) in enumerate(STEPS, 1):
