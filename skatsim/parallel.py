@@ -166,9 +166,13 @@ def _mp_context() -> Any:
 
 
 def _ignore_sigint() -> None:
+    """A worker's initializer: Ctrl-C is the parent's to handle (the parent launched it with
+    SIGINT blocked, see :func:`map_chunks`)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def map_chunks(fn: Callable[..., Any], args: Sequence[tuple[Any, ...]], keys: Sequence[K], *,
@@ -191,18 +195,32 @@ def map_chunks(fn: Callable[..., Any], args: Sequence[tuple[Any, ...]], keys: Se
         for a, k in zip(args, keys):
             yield k, fn(*a)
         return
+    import signal
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(args)), mp_context=_mp_context(),
-                               initializer=_ignore_sigint)
+    # Ctrl-C is held back while the workers are launched (they start in the first submit):
+    # an interrupt between a fork and the pool's note of the new process would leave a worker
+    # nobody stops, playing on and holding the caller's stdout and stderr open. It is
+    # delivered as soon as every worker is known, and stops them all below.
+    mask = hasattr(signal, "pthread_sigmask")
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if mask else None
+    pool = None
     ok = False
     try:
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(args)), mp_context=_mp_context(),
+                                   initializer=_ignore_sigint)
         futures = {pool.submit(fn, *a): k for a, k in zip(args, keys)}
+        if mask:
+            mask = False
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         for f in as_completed(futures):
             yield futures[f], f.result()
         ok = True
     finally:
-        if not ok:  # Ctrl-C, an error or an early stop: no waiting for the running chunks
-            for p in list(getattr(pool, "_processes", {}).values()):
-                p.terminate()
-        pool.shutdown(wait=ok, cancel_futures=not ok)
+        if pool is not None:
+            if not ok:  # Ctrl-C, an error or an early stop: no waiting for the running chunks
+                for p in list(getattr(pool, "_processes", {}).values()):
+                    p.terminate()
+            pool.shutdown(wait=ok, cancel_futures=not ok)
+        if mask:  # an error while launching: the workers are stopped, Ctrl-C may come now
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
