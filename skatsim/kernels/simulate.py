@@ -288,16 +288,18 @@ def _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions
 
 
 @njit(inline='always')
+def _scratch(b, n):
+    """A block's scratch arrays and its deal range ``[lo, hi)`` of a chunk of ``n`` deals."""
+    lo = b * BLOCK
+    return (np.zeros(G.N_FIELDS, dtype=np.int64), np.zeros(G.N_FIELDS, dtype=np.int64), np.zeros(3, dtype=np.int64),
+            np.zeros(G.N_RESULT, dtype=np.int64), np.zeros(3, dtype=np.int64), lo, min(lo + BLOCK, n))
+
+
+@njit(inline='always')
 def play_block(custom, b, smul, start, options, pids, params, out, actions, record, check, cuts):
     """Play deals ``b * BLOCK ...`` of a chunk (deal index ``start + i`` into ``out[i]``);
     ``cuts``: the seats' :func:`skatsim.kernels.heuristic.seat_cutoffs`."""
-    st = np.zeros(G.N_FIELDS, dtype=np.int64)
-    view = np.zeros(G.N_FIELDS, dtype=np.int64)
-    rngs = np.zeros(3, dtype=np.int64)
-    limits = np.zeros(3, dtype=np.int64)
-    r = np.zeros(G.N_RESULT, dtype=np.int64)
-    lo = b * BLOCK
-    hi = min(lo + BLOCK, out.shape[0])
+    st, view, rngs, r, limits, lo, hi = _scratch(b, out.shape[0])
     if pids[0] == POLICY_RANDOM and pids[1] == POLICY_RANDOM and pids[2] == POLICY_RANDOM:
         # the same loop compiled without the policy dispatch (random self-play, rollouts)
         _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, True,
@@ -305,6 +307,16 @@ def play_block(custom, b, smul, start, options, pids, params, out, actions, reco
     else:
         _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, check, False,
                     st, view, rngs, r, limits, cuts)
+
+
+@njit(inline='always')
+def play_block_checked(custom, b, smul, start, options, pids, params, out, actions, record, cuts):
+    """:func:`play_block` for the runners with a user's policy: every action checked, and one
+    copy of the loop, the dispatching one (a seat is never random there; numba compiles both
+    branches of a constant test, and each inlined copy of the loop is most of the compile time)."""
+    st, view, rngs, r, limits, lo, hi = _scratch(b, out.shape[0])
+    _play_range(custom, lo, hi, smul, start, options, pids, params, out, actions, record, True, False,
+                st, view, rngs, r, limits, cuts)
 
 
 @njit(cache=True, inline='always')
@@ -328,7 +340,7 @@ def run_chunk_generic(custom, smul, start, options, pids, params, out, actions, 
     ``POLICY_CUSTOM`` (compiled on first use; illegal actions are caught, see :func:`play_deal`)."""
     cuts = seat_cutoffs(params)
     for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
-        play_block(custom, b, smul, start, options, pids, params, out, actions, record, True, cuts)
+        play_block_checked(custom, b, smul, start, options, pids, params, out, actions, record, cuts)
 
 
 @njit
@@ -336,4 +348,4 @@ def run_chunk_generic_serial(custom, smul, start, options, pids, params, out, ac
     """Single-threaded :func:`run_chunk_generic` (faster to compile: for small runs)."""
     cuts = seat_cutoffs(params)
     for b in range((out.shape[0] + BLOCK - 1) // BLOCK):
-        play_block(custom, b, smul, start, options, pids, params, out, actions, record, True, cuts)
+        play_block_checked(custom, b, smul, start, options, pids, params, out, actions, record, cuts)
