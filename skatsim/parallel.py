@@ -151,14 +151,16 @@ def ray_map(fn: Callable[..., Any], args: Sequence[tuple[Any, ...]], keys: Seque
                 pass
 
 
-def _mp_context() -> Any:
-    """``fork`` where the OS has it (workers start at once, with the parent's compiled code
-    and without re-importing ``__main__``), ``spawn`` elsewhere and once Ray's threads run
-    in this process (forking them stalls the children). Forked workers must run serial
-    code only (no numba parallel region)."""
+def _mp_context(start: str | None = None) -> Any:
+    """``start`` if given, else ``fork`` where the OS has it (workers start at once, with the
+    parent's compiled code and without re-importing ``__main__``), ``spawn`` elsewhere and
+    once Ray's threads run in this process (forking them stalls the children). Forked
+    workers must run serial code only (no numba parallel region)."""
     import multiprocessing as mp
     import sys
 
+    if start is not None:
+        return mp.get_context(start)
     ray = sys.modules.get("ray")
     if ray is not None and getattr(ray, "is_initialized", lambda: False)():
         return mp.get_context("spawn")
@@ -176,9 +178,12 @@ def _ignore_sigint() -> None:
 
 
 def map_chunks(fn: Callable[..., Any], args: Sequence[tuple[Any, ...]], keys: Sequence[K], *,
-               workers: int = 1, backend: str = "local", address: str | None = None) -> Iterator[tuple[K, Any]]:
+               workers: int = 1, backend: str = "local", address: str | None = None,
+               start: str | None = None) -> Iterator[tuple[K, Any]]:
     """Run ``fn(*args[i])`` for every chunk; yield ``(keys[i], result)`` as they finish (in
     order for one local worker, in any order otherwise). See the module docstring.
+    ``start``: how local workers start (``"spawn"``: fresh interpreters, for chunks that run
+    numba's parallel kernels whatever this process ran; default ``fork`` where the OS has it).
 
     ``fn`` and its arguments must be picklable for ``workers > 1`` and Ray. When the
     consumer stops (an error, Ctrl-C, ``break``) the unfinished chunks are dropped and the
@@ -203,11 +208,11 @@ def map_chunks(fn: Callable[..., Any], args: Sequence[tuple[Any, ...]], keys: Se
     # nobody stops, playing on and holding the caller's stdout and stderr open. It is
     # delivered as soon as every worker is known, and stops them all below.
     mask = hasattr(signal, "pthread_sigmask")
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if mask else None
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if mask else set()
     pool = None
     ok = False
     try:
-        pool = ProcessPoolExecutor(max_workers=min(workers, len(args)), mp_context=_mp_context(),
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(args)), mp_context=_mp_context(start),
                                    initializer=_ignore_sigint)
         futures = {pool.submit(fn, *a): k for a, k in zip(args, keys)}
         if mask:

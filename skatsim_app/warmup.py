@@ -5,8 +5,8 @@ Numba compiles a kernel on its first call and caches the machine code (under
 an install or an edit of the engine pays the compilation. ``setup.sh`` pays it here, once,
 with a line per step, instead of in the first tournament, the first training step or in every
 worker of the test suite. Each step is a small run of one path of the engine: what it computes
-is thrown away. The steps run in two lanes, one process each (``--workers 1``: one after the
-other): the batch runner and its serial twin in one, everything else in the other.
+is thrown away. The steps run on two worker processes (``--workers 1``: one after the other,
+in this process), taken in the order of :data:`STEPS` as a worker comes free.
 
 Measured with numba's compile events on the 2-core dev machine (2026-12-05, empty cache): the
 batch runner ``run_chunk`` 417 s (its prange body inlines the whole autoplay loop), the
@@ -17,9 +17,11 @@ vectorised environment 262 s, ``policy_act`` 75 s for each argument layout it is
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
+
+from skatsim.parallel import map_chunks
 
 __all__ = ["STEPS", "warm_up"]
 
@@ -142,68 +144,41 @@ def _labels() -> None:
         label_deal(0, LabelConfig(n_deals=1, worlds=2, seed=1, labeler=labeler))
 
 
-#: The steps: (what it compiles, the call, lane). Lane 0 is the batch runner and its serial
-#: twin (about half the compile time); lane 1 the rest, ordered so each step finds what it shares already compiled
-#: (the state machine before the agents, the policies and the solver before the labels).
-STEPS: tuple[tuple[str, Callable[[], None], int], ...] = (
-    ("batch simulation", _simulate, 0), ("the serial twins (processes forked after threads)", _serial_twins, 0),
-    ("the built-in policies on an observation, with one's own parameters", _policy_own_params, 0),
-    ("the state machine and records", _state, 1),
-    ("the built-in policies on a seat's view", _policies, 1), ("the solver and rollouts", _solver, 1),
-    ("bidding labels", _labels, 1), ("the vectorised environment", _vec, 1),
-    ("every registered agent (shared agent test)", _agents, 1), ("tournaments", _tournament, 1))
+#: The steps, ``(what it compiles, the call)``, in the order two workers take them: the batch
+#: runner first (the longest, about a third of the whole), the rest in an order where each step
+#: finds what it shares already compiled (the state machine before the agents, the policies and
+#: the solver before the labels); on the 2-core machine the two workers end within a minute of
+#: each other.
+STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
+    ("batch simulation", _simulate), ("the state machine and records", _state),
+    ("the built-in policies on a seat's view", _policies), ("the solver and rollouts", _solver),
+    ("bidding labels", _labels), ("the vectorised environment", _vec),
+    ("the serial twins (processes forked after threads)", _serial_twins),
+    ("every registered agent (shared agent test)", _agents),
+    ("the built-in policies on an observation, with one's own parameters", _policy_own_params),
+    ("tournaments", _tournament))
 
 
-def _run_lane(lane: int, done: Any) -> None:
-    for i, (what, step, ln) in enumerate(STEPS):
-        if ln == lane:
-            t0 = time.perf_counter()
-            step()
-            done.put((i, time.perf_counter() - t0))
+def _timed_step(i: int) -> float:
+    t0 = time.perf_counter()
+    STEPS[i][1]()
+    return time.perf_counter() - t0
 
 
 def warm_up(say: Callable[[str], None] = print, workers: int = 2) -> float:
-    """Run every step of :data:`STEPS` (``workers`` 2: the two lanes side by side, each in a
-    process of its own; 1: one after the other, here), saying each with its time; returns the
-    seconds in all. A lane that fails raises ``RuntimeError`` naming it."""
+    """Run every step of :data:`STEPS` on ``workers`` processes (1: here, one after the other;
+    :func:`skatsim.parallel.map_chunks`), saying each as it ends with its time; returns the
+    seconds in all. A step's error is raised here."""
     t_all = time.perf_counter()
     n = len(STEPS)
     say(f"compiling the numba kernels once into the cache (about {22 if workers < 2 else 11} min on 2 cores "
         "the first time; seconds after)")
-    if workers < 2:
-        for i, (what, step, _) in enumerate(STEPS, 1):
-            t0 = time.perf_counter()
-            step()
-            say(f"  [{i}/{n}] {what}: {time.perf_counter() - t0:.1f} s")
-    else:
-        import multiprocessing as mp
-        import queue
-
-        ctx = mp.get_context("spawn")  # fresh interpreters: numba's threads are never forked
-        done = ctx.Queue()
-        procs = [ctx.Process(target=_run_lane, args=(lane, done), daemon=True) for lane in (0, 1)]
-        for p in procs:
-            p.start()
-        try:
-            left = n
-            while left:
-                try:
-                    i, secs = done.get(timeout=1.0)
-                except queue.Empty:
-                    bad = [lane for lane, p in enumerate(procs) if p.exitcode not in (None, 0)]
-                    if bad:
-                        raise RuntimeError(f"skatsim warmup: lane {bad[0]} failed (exit status "
-                                           f"{procs[bad[0]].exitcode}); its error is printed above") from None
-                    if all(p.exitcode == 0 for p in procs) and done.empty():
-                        raise RuntimeError("skatsim warmup: a lane ended without reporting its steps")
-                    continue
-                left -= 1
-                say(f"  [{n - left}/{n}] {STEPS[i][0]}: {secs:.1f} s")
-        finally:
-            for p in procs:
-                if p.is_alive():
-                    p.terminate()
-                p.join()
+    order = list(range(n))
+    # fresh interpreters: the steps run numba's parallel kernels, which a process forked after
+    # this one ran them (a test process) could not
+    for k, (i, secs) in enumerate(map_chunks(_timed_step, [(i,) for i in order], order, workers=workers,
+                                             start="spawn"), 1):
+        say(f"  [{k}/{n}] {STEPS[i][0]}: {secs:.1f} s")
     total = time.perf_counter() - t_all
     say(f"kernels ready in {total:.1f} s")
     return total
