@@ -63,8 +63,27 @@ AREAS: dict[str, tuple[str, ...]] = {
 GROUPS: dict[str, str] = {"test_ray": "ray", "test_web_browser": "browser"}
 
 
+#: The longest tests (CI's slowest, 2026-12-05), started first: with two workers taking tests
+#: as they come free, a two-minute test taken last would run alone at the end.
+LONGEST_FIRST = (
+    "README.md::README.md",  # the `timid` policy's runner compiles (not cacheable)
+    "tests/test_kernels_vs_state.py::test_custom_policy_illegal_action_is_reported",  # likewise
+    "tests/test_lint.py::test_the_packages_type_check",
+    "tests/test_newcomer.py::test_ctrl_c_",
+    "tests/test_newcomer.py::test_an_agent_that_never_answers",
+    "tests/test_agents.py::test_agent_variants_pass_the_agent_api_test[pimc:",
+    "tests/test_pimc.py::test_simulation_bidding",
+    "tests/test_ray.py::test_kill_of_a_dmc_training_on_ray",
+    "tests/test_readme_examples.py::test_a_documented_block_runs[docs/strength.md",
+    "tests/test_openspiel_crosscheck.py::test_play_phase_agrees_with_openspiel",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     import inspect
+
+    items.sort(key=lambda item: next((k for k, p in enumerate(LONGEST_FIRST) if item.nodeid.startswith(p)),
+                                     len(LONGEST_FIRST)))
 
     for item in items:
         stem = item.path.stem
