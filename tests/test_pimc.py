@@ -120,13 +120,13 @@ def test_simulation_bidding_bids_strong_hands_and_passes_weak_ones():
     from skatsim.cards import card_name
     d = deal_from_hands(weak, strong, " ".join(card_name(c) for c in rest[:10]),
                         " ".join(card_name(c) for c in rest[10:]))
-    b = SimulationBidder(RuleBasedAgent(), worlds=8)
+    b = SimulationBidder(RuleBasedAgent(), worlds=4)
     b.reset(0, 1, 5)
     assert b.max_bid(CardSet(strong).mask, 1) >= 48      # grand with 4: 5 x 24 = 120 at least pays 48
     b.reset(0, 0, 5)
     assert b.max_bid(CardSet(weak).mask, 0) == 0
     s = SkatState.new_game(deal=d)
-    agent = PIMCAgent(worlds=8, bidding="simulation")
+    agent = PIMCAgent(worlds=4, bidding="simulation", bid_worlds=4)
     agent.reset(0, 1, 5)
     assert agent.act(s.observation(1)) != s.string_to_action("pass")   # middlehand bids
     for game in (CLUBS, GRAND):
