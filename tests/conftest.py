@@ -71,6 +71,7 @@ LONGEST_FIRST = (
     "tests/test_lint.py::test_the_packages_type_check",
     "tests/test_newcomer.py::test_ctrl_c_",
     "tests/test_newcomer.py::test_an_agent_that_never_answers",
+    "tests/test_newcomer.py::test_the_tournament_command_counts_the_errors_of_an_agent",
     "tests/test_agents.py::test_agent_variants_pass_the_agent_api_test[pimc:",
     "tests/test_pimc.py::test_simulation_bidding",
     "tests/test_ray.py::test_kill_of_a_dmc_training_on_ray",

@@ -509,7 +509,7 @@ def test_a_tournament_has_a_default_time_limit_that_can_be_raised_or_switched_of
         assert helps and f"(default {DEFAULT_TIME_LIMIT:g};" in helps[0]
 
 
-def test_an_agent_that_never_answers_is_stopped_and_the_tournament_finishes(tmp_path, capsys, monkeypatch) -> None:
+def test_an_agent_that_never_answers_is_stopped_and_the_tournament_finishes(monkeypatch) -> None:
     from agents import run_tournament
 
     monkeypatch.syspath_prepend(str(ROOT / "tests"))
@@ -518,6 +518,11 @@ def test_an_agent_that_never_answers_is_stopped_and_the_tournament_finishes(tmp_
     assert "agent 'sleeper' (seat " in r.games["error"].iloc[0]
     assert "did not answer within 1.2 s of waiting (10 x the time limit of 0.02 s + 1 s; it used " \
         in r.games["error"].iloc[0]
+
+
+def test_the_tournament_command_counts_the_errors_of_an_agent_that_never_answers(capsys, monkeypatch) -> None:
+    # (apart from the test above, so the two workers play the two sets of stalls side by side)
+    monkeypatch.syspath_prepend(str(ROOT / "tests"))
     assert main(["tournament", "my_agents:Sleeper", "random", "--deals", "1", "--time-limit", "0.02", "--workers", "1",
                  "--no-progress"]) == 0
     lines = capsys.readouterr().out.splitlines()
