@@ -132,8 +132,8 @@ def add_warmup(sub: Any) -> None:
                         description="Run a small piece of every engine path so numba compiles its kernels into "
                                     "the on-disk cache: the first tournament, training or test run after an "
                                     "install or an engine edit then starts at once.")
-    add_workers(sp, "processes compiling at once: 1 runs the steps one after the other here, 2 or more the "
-                    "batch runner and the rest side by side")
+    add_workers(sp, "processes compiling at once: 1 runs the steps one after the other here, 2 or more "
+                    "take the steps in turn as each comes free")
     sp.set_defaults(func=_cmd_warmup, parser=sp)
 
 

@@ -173,10 +173,9 @@ def warm_up(say: Callable[[str], None] = print, workers: int = 2) -> float:
     n = len(STEPS)
     say(f"compiling the numba kernels once into the cache (about {22 if workers < 2 else 11} min on 2 cores "
         "the first time; seconds after)")
-    order = list(range(n))
     # fresh interpreters: the steps run numba's parallel kernels, which a process forked after
     # this one ran them (a test process) could not
-    for k, (i, secs) in enumerate(map_chunks(_timed_step, [(i,) for i in order], order, workers=workers,
+    for k, (i, secs) in enumerate(map_chunks(_timed_step, [(i,) for i in range(n)], range(n), workers=workers,
                                              start="spawn"), 1):
         say(f"  [{k}/{n}] {STEPS[i][0]}: {secs:.1f} s")
     total = time.perf_counter() - t_all

@@ -7,6 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from skatsim.parallel import map_chunks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +54,5 @@ def test_ctrl_c_while_the_workers_start_stops_every_worker() -> None:
 
 
 def test_an_error_in_a_chunk_reaches_the_caller() -> None:
-    import pytest
-
     with pytest.raises(ZeroDivisionError):
         list(map_chunks(divmod, [(1, 1), (1, 0), (2, 1)], ["a", "b", "c"], workers=2))
