@@ -1,4 +1,4 @@
-"""Agent throughput: rule-based self-play in the batch engine and through the agent protocol,
+"""Agent throughput: rule-based self-play in batch simulation and through the agent protocol,
 with XSkat's heuristic self-play (``xskat -auto N``) as the outside reference.
 
     python benchmarks/agents.py [--seconds 3] [--reps 5] [--seed 2024] [--out PATH]
@@ -6,7 +6,7 @@ with XSkat's heuristic self-play (``xskat -auto N``) as the outside reference.
 Paths, measured in the same run, time-boxed, compile time excluded (every compiled path
 is called once before timing), each the best of ``--reps`` time boxes (XSkat: runs):
 
-1. rule-based self-play full games, numba batch engine, 1 thread
+1. rule-based self-play full games, numba batch simulation, 1 thread
    (``simulate(n, policy="rule_based", workers=1)``, DataFrame out), per CPU second of
    this process (``time.process_time``) and per wall second;
 2. the same on all cores (``workers=None``), per wall second, and the scaling over path 1;

@@ -143,7 +143,7 @@ def settle_core(game: int, flags: int, matadors: int, bid: int, declarer_points:
 def sf_points(won: bool, list_score: int, seat: int, declarer: int) -> int:
     """Seeger-Fabian points of ``seat`` at a 3-player table: the declarer gets his list
     score +50 (won) or -50 (lost); each defender gets 40 when the declarer loses, else 0.
-    The one definition used by the state machine, the batch engine and :func:`settle`.
+    The one definition used by the state machine, batch simulation and :func:`settle`.
 
     >>> int(sf_points(True, 48, 0, 0)), int(sf_points(False, -96, 0, 0)), int(sf_points(False, -96, 1, 0))
     (98, -146, 40)

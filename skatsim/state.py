@@ -745,7 +745,7 @@ def random_game(seed: int, rules: SkatRules | None = None, max_moves: int | None
     """Deal from ``seed`` and play every phase with uniformly random legal actions, to the
     end or for at most ``max_moves`` actions.
 
-    Seat ``s`` draws from ``bits.seat_stream(deal_seed, s)`` exactly as the batch engine's
+    Seat ``s`` draws from ``bits.seat_stream(deal_seed, s)`` exactly as batch simulation's
     random policy and ``agents.RandomAgent`` do, so this is the same game as
     ``agents.play_game(["random"] * 3, seed=seed)`` (on the state API only, for code that
     needs a random position without the agents package).

@@ -1,7 +1,7 @@
 """What a contract is worth: the one place for game values (ISkO §5-§9, §11).
 
 Everything that values a contract uses these functions: the settlement
-(:func:`skatsim.scoring.settle_core`, so the state machine and the batch engine), the
+(:func:`skatsim.scoring.settle_core`, so the state machine and batch simulation), the
 forfeit rule of the table, the rule-based player's bidding and declaration, PIMC's and the
 neural bidder's simulation bidding, and the bidding labels.
 

@@ -302,7 +302,7 @@ def add_demo(sub: Any) -> None:
     sp = sub.add_parser("demo", help="small duplicate tournaments on every core (--batch: the simulation demo)",
                         description="Two duplicate tournaments on every core: rule_based vs random (compiled "
                                     "policies) and PIMC vs rule_based (Python agents), each printing its "
-                                    "summary. With --batch: simulate random deals in the batch engine, "
+                                    "summary. With --batch: simulate random deals in batch simulation, "
                                     "summarise them, print one game.")
     add_seed(sp, "master seed / deal seed")
     add_rules(sp)

@@ -329,7 +329,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 def add_simulate(sub: Any) -> None:
     sp = sub.add_parser("simulate", help="batch simulation of compiled policies, with a summary",
-                        description="Simulate deals in the batch engine (compiled policies) and print a summary; "
+                        description="Simulate deals in batch simulation (compiled policies) and print a summary; "
                                     "with --out DIR the rows go to a resumable run directory (a Parquet shard "
                                     "per chunk), with --format also into one file.")
     sp.add_argument("--deals", type=deals_arg(), default=None, help="deals (default 1,000,000)")

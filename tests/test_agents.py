@@ -1,4 +1,4 @@
-"""Agents: registry and specs, the game loop, RandomAgent = the batch engine, and the
+"""Agents: registry and specs, the game loop, RandomAgent = batch simulation, and the
 shared agent test over every registered agent."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Pinned outcomes of the batch engine: speed work must not change a single game.
+"""Pinned outcomes of batch simulation: speed work must not change a single game.
 
 Each case plays a fixed batch (random and rule-based self-play, mixed tables and parameter
 variants, both rule options, card-play rollouts) and compares a SHA-256 digest of every

@@ -1,5 +1,5 @@
 """The rule-based player (skatsim.kernels.heuristic, agents.players.rule_based): legal, deterministic,
-information-safe, the same in the batch engine and through the agent protocol, and it plays
+information-safe, the same in batch simulation and through the agent protocol, and it plays
 like a Skat player in hand-picked situations."""
 
 from __future__ import annotations

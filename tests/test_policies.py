@@ -127,7 +127,7 @@ def _masked_in_place(st, seat, out):
 
 @pytest.mark.parametrize("seed", range(40))
 def test_mask_in_place_is_the_view_and_unmask_restores(seed: int) -> None:
-    """The batch engine's in-place mask (its built-in seats' view) is field for field
+    """Batch simulation's in-place mask (its built-in seats' view) is field for field
     ``mask_view``'s view, for every seat and phase, and ``unmask`` restores the state."""
     s = _mid_game(seed, 900, live=False)  # ended games too
     for seat in range(3):
@@ -141,7 +141,7 @@ def test_mask_in_place_is_the_view_and_unmask_restores(seed: int) -> None:
 @pytest.mark.parametrize("name", sorted(BUILTIN))
 @pytest.mark.parametrize("seed", range(40))
 def test_builtin_policies_never_write_to_their_view(name: str, seed: int) -> None:
-    """What lets the batch engine hand a built-in policy the state masked in place."""
+    """What lets batch simulation hand a built-in policy the state masked in place."""
     _, p, pid, params, v = _to_move(seed, 700, name)
     before = v.copy()
     policy_act(pid, v, p, params, 77)

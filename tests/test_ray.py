@@ -42,7 +42,7 @@ def test_same_table_with_one_worker_two_workers_and_ray(local_ray, tmp_path: Pat
                                   one.summary().drop(columns="time_per_game"))
     run = RunDir.open(out)
     assert run.complete and len(run.done()) == 4  # every chunk streamed back into the directory
-    # the batch engine on Ray: the same rows as locally
+    # batch simulation on Ray: the same rows as locally
     b_local = run_tournament(["random", "rule_based"], 50, seed=2, progress=False)
     b_ray = run_tournament(["random", "rule_based"], 50, seed=2, progress=False, backend="ray", chunk_size=20)
     pd.testing.assert_frame_equal(b_ray.games, b_local.games)

@@ -1,5 +1,5 @@
 """The one tournament engine (every game through skatsim.vec.VecEnv, agents.arena.vecplay) gives the
-same tables as the two engines before it (compiled games in the batch engine, the others
+same tables as the two engines before it (compiled games in batch simulation, the others
 through the Python table): digests of their games tables, taken before the switch, are kept
 in tests/data/tournament_golden.json (the measured decision times excluded)."""
 

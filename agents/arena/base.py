@@ -133,7 +133,7 @@ class AgentMakeError(ValueError):
 class AgentInfo:
     """A registry entry: how to make the agent, its parameters and their defaults.
 
-    ``engine`` names the batch engine's built-in policy that plays exactly like the agent
+    ``engine`` names batch simulation's built-in policy that plays exactly like the agent
     (``simulate(n, policy=(engine, params))``), or ``None`` when the agent only runs through
     the Python protocol.
     """

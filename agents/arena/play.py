@@ -286,7 +286,7 @@ def play_game(agents: Sequence[Any], seed: SeedLike = None, *, deal: Deal | None
         on_action: ``on_action(state, seat, action)`` after each action.
 
     Each seat's agent gets the stream ``seat_stream(deal_seed, seat)`` in ``reset``: a
-    game of random agents equals the batch engine's random game of ``deal_seed``. An
+    game of random agents equals batch simulation's random game of ``deal_seed``. An
     agent that raises or returns an illegal action stops the game with
     :class:`AgentError` / :class:`IllegalActionError` (naming agent, seat, phase, action).
     """

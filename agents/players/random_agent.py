@@ -1,8 +1,8 @@
-"""``RandomAgent``: uniformly random legal actions, the batch engine's random policy.
+"""``RandomAgent``: uniformly random legal actions, batch simulation's random policy.
 
 It draws from the seat's SplitMix64 stream given by ``reset`` through the same compiled
-policy the batch engine runs (``skatsim.kernels.policies.policy_act(POLICY_RANDOM, ...)``),
-so a game of three random agents through :func:`agents.play_game` is the batch engine's
+policy batch simulation runs (``skatsim.kernels.policies.policy_act(POLICY_RANDOM, ...)``),
+so a game of three random agents through :func:`agents.play_game` is batch simulation's
 random game of the same deal seed, action for action.
 
 >>> from agents import play_game

@@ -4,7 +4,7 @@ The decisions live once, as jitted functions, in :mod:`skatsim.kernels.heuristic
 class only calls the compiled dispatcher
 ``skatsim.kernels.policies.policy_act(POLICY_RULE_BASED, obs.view, obs.seat, params, rng)``,
 so a game of rule-based agents through :func:`agents.play_game` is, action for action,
-the batch engine's ``simulate(..., policy="rule_based")`` game of the same deal seed.
+batch simulation's ``simulate(..., policy="rule_based")`` game of the same deal seed.
 
 Parameters (``RuleBasedAgent(max_bid=18)``, ``make_agent("rule_based", random_cards=1)``)
 are those of :data:`skatsim.kernels.heuristic.PARAM_NAMES`; unknown names are refused.
@@ -40,10 +40,10 @@ __all__ = ["RuleBasedAgent", "CompiledPolicyAgent", "PARAM_CHECKS"]
 
 
 class CompiledPolicyAgent:
-    """An agent that is one of the batch engine's compiled policies: ``act`` calls
+    """An agent that is one of batch simulation's compiled policies: ``act`` calls
     ``skatsim.kernels.policies.policy_act(pid, obs.view, obs.seat, params, rng)`` with the
     seat's SplitMix64 stream from ``reset`` (``seed_state(seed)`` without one), so its games
-    through the agent protocol are the batch engine's games, action for action."""
+    through the agent protocol are batch simulation's games, action for action."""
 
     name = "compiled"
 

@@ -1,7 +1,7 @@
 """The rule-based Skat player: heuristic decisions written once as jitted functions on a
 seat's masked view (what the seat may know), for every phase of a deal.
 
-The same compiled code runs inside the batch engine (``simulate(..., policy="rule_based")``)
+The same compiled code runs inside batch simulation (``simulate(..., policy="rule_based")``)
 and behind ``agents.RuleBasedAgent`` (through :func:`skatsim.kernels.policies.policy_act`).
 
 Entry point: :func:`rule_based_policy` ``(view, seat, params, rng) -> (action, rng)``.
@@ -58,7 +58,7 @@ won rate of contracts forced on random deals and played out by this player again
 Speed: bit tricks on card masks and table lookups (a tabulated logistic, shared per-suit
 lookups for the five trump games); loops run over at most the 12 cards of a hand. No
 allocation. About 80 ns per bidding decision, 35 ns per card, 150 ns per discard on an
-idle core. The batch engine's bid limits (:func:`bid_limit_cut`) test the chances as two
+idle core. Batch simulation's bid limits (:func:`bid_limit_cut`) test the chances as two
 comparisons of the strength margin with cutoffs found once per run chunk
 (:func:`bid_cutoffs`): the same limits without a division or a table lookup per game.
 """
@@ -548,7 +548,7 @@ def bid_limit_cut(h, seat, params, xp, xh):
     """:func:`bid_limit` with its chance tests as two comparisons of the strength margin,
     ``x >= xp`` (pickup) and ``x >= xh`` (hand), for the cutoffs ``(xp, xh)`` that
     :func:`bid_cutoffs` found for ``params``: no division or table lookup per game (the
-    batch engine's bidding)."""
+    bidding of batch simulation)."""
     return _bid_limit(h, seat, params, xp, xh, True)
 
 
@@ -1440,7 +1440,7 @@ def card_on_state(st, seat, params):
 
 @njit(cache=True, inline='always')
 def on_state(st, seat, params, limits, cuts):
-    """The rule-based action for ``seat`` taken on the true state ``st`` by the batch engine,
+    """The rule-based action for ``seat`` taken on the true state ``st`` by batch simulation,
     else -1 (then call :func:`rule_based_policy` on the seat's view). The same action as the
     policy's, and its ``rng`` is untouched. ``params``: the three seats' parameter rows.
 

@@ -9,7 +9,7 @@ any mix of them with any parameters (data, not code: no recompilation).
 
 :func:`policy_act` is the same dispatcher callable from Python: agents of the
 ``agents`` package call it on ``Observation.view``, so a game through the agent protocol
-and the same game in the batch engine are identical.
+and the same game in batch simulation are identical.
 
 >>> import numpy as np
 >>> from skatsim import SkatState

@@ -159,7 +159,7 @@ def autoplay(custom, st, view, pids, params, rngs, limits, cuts, rb_cards, hist,
              all_random):
     """Play the compiled seats of the game ``st`` (from its ``n``-th action on) until a seat
     its caller plays (``pids[p] == CALLER``) is to move or the game ends; returns the number
-    of actions. The one loop of the batch engine (:func:`play_deal`), the vectorised
+    of actions. The one loop of batch simulation (:func:`play_deal`), the vectorised
     environment (:mod:`skatsim.kernels.vec`) and so of training.
 
     Seat ``s`` is played by policy ``pids[s]`` with the parameter rows ``params`` (three) and

@@ -25,7 +25,7 @@ kernel takes one argument for each and adding a field is one edit:
   N_RESULT)``, and the last finished deal's ``last_hist`` / ``last_nact``;
 - :class:`Buffer`, the trajectory buffer.
 
-The compiled seats are played by the batch engine's own loop
+The compiled seats are played by batch simulation's own loop
 (:func:`skatsim.kernels.simulate.autoplay`), rule-based fast paths included.
 
 The trajectory buffer (``b*`` arrays, ``(T, n, ...)``) stores each recorded decision as the
@@ -140,7 +140,7 @@ def _deal(g, i, options) -> None:
 @njit(cache=True, _nrt=False)  # allocates nothing: no reference counting of the arrays per call
 def _autoplay(g, i) -> None:
     """Play game ``i``'s compiled seats until a caller's seat is to move or the game ends:
-    the batch engine's loop (:func:`skatsim.kernels.simulate.autoplay`), the same draws from
+    batch simulation's loop (:func:`skatsim.kernels.simulate.autoplay`), the same draws from
     the same streams, its actions and their seats and phases recorded."""
     pids = g.pids[i]
     params = g.params[i]

@@ -45,7 +45,7 @@ def games_frame(rows: list[dict[str, Any]] | "pd.DataFrame") -> "pd.DataFrame":
         df = pd.DataFrame({c: [] for c in GAME_COLUMNS})
     df = df[list(GAME_COLUMNS)].copy()
     df["contract"] = pd.Categorical(df["contract"].astype(str), categories=list(CONTRACT_CATEGORIES))
-    from skatsim.simulate import RESULT_DTYPE  # the batch engine's column types: one schema
+    from skatsim.simulate import RESULT_DTYPE  # batch simulation's column types: one schema
 
     df["deal_id"] = df["deal_id"].astype(np.int64)
     for c in RESULT_DTYPE.names or ():

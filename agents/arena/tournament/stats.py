@@ -92,7 +92,7 @@ def agent_summary(df: "pd.DataFrame", labels: Sequence[str] | None = None) -> "p
     """Per agent: games, declarer rate, declarer win rate, Seeger-Fabian points per game
     and per 36-game list, list score per game, each with its 95% half-width ``*_ci``
     (board-level, see the module docstring); ``time_per_game`` (seconds; NaN in the
-    batch engine); ``errors``: the games in which the agent failed (raised, returned an
+    compiled seats of batch simulation); ``errors``: the games in which the agent failed (raised, returned an
     illegal action or exceeded the time limit; each settled by rule, see :mod:`agents.arena.play`)."""
     import pandas as pd
 
