@@ -37,6 +37,7 @@ import sys
 from typing import Any
 
 from .analysis_commands import run_calibrate_bidder, run_card_labels, run_train_distil
+from .interrupt import ctrl_c
 from .options import UsageError
 from .tool_commands import run_train_bidding, run_train_dmc
 
@@ -158,32 +159,35 @@ _SCRIPT_COMMANDS = {"train-bidding": run_train_bidding, "train-dmc": run_train_d
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:  # while the engine loads or the arguments are read
-        cmd = next((a for a in argv if not a.startswith("-")), "")
-        print(f"\nskatsim{' ' + cmd if cmd else ''}: interrupted", file=sys.stderr)
-        return 130
+    with ctrl_c() as interrupt:  # a Ctrl-C that some code dropped is raised again
+        try:
+            return _main(argv, interrupt)
+        except KeyboardInterrupt:  # while the engine loads or the arguments are read
+            interrupt.stopped()
+            cmd = next((a for a in argv if not a.startswith("-")), "")
+            print(f"\nskatsim{' ' + cmd if cmd else ''}: interrupted", file=sys.stderr)
+            return 130
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], interrupt: ctrl_c) -> int:
     script = _SCRIPT_COMMANDS.get(argv[0]) if argv else None
     if script is not None:  # every argument, --help included, belongs to the script
-        return _run(argv[0], lambda: script(argv[1:]), None)
+        return _run(argv[0], lambda: script(argv[1:]), None, interrupt)
     p = build_parser()
     args = p.parse_args(argv)
     if args.cmd is None:
         p.print_help()
         return 0
-    return _run(args.cmd, lambda: args.func(args), args)
+    return _run(args.cmd, lambda: args.func(args), args, interrupt)
 
 
-def _run(cmd: str, call, args: argparse.Namespace | None) -> int:  # noqa: ANN001
+def _run(cmd: str, call, args: argparse.Namespace | None, interrupt: ctrl_c) -> int:  # noqa: ANN001
     try:
         return int(call() or 0)
     except UsageError as e:
         return _fail(cmd, str(e))
     except KeyboardInterrupt:
+        interrupt.stopped()
         hint = getattr(args, "resume_hint", None) if args is not None else None
         print(f"\nskatsim {cmd}: interrupted" + (f"; what was finished is kept: resume with {hint}" if hint else ""),
               file=sys.stderr)

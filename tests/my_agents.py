@@ -98,3 +98,40 @@ class Sleeper:
 
         time.sleep(3600)
         return obs.legal_actions[0]
+
+
+class _PressesCtrlC:
+    """Presses Ctrl-C (SIGINT to its own process) when it is finalized."""
+
+    def __del__(self) -> None:
+        import os
+        import signal
+
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+class CtrlCInFinalizer(Sleeper):
+    """Ctrl-C lands in a finalizer (Python drops it there: "Exception ignored"), then the agent
+    waits forever: the command must stop all the same."""
+
+    name = "ctrl_c_in_finalizer"
+
+    def act(self, obs) -> int:  # noqa: ANN001
+        _PressesCtrlC()  # finalized at once
+        return super().act(obs)
+
+
+class SwallowsCtrlC(Sleeper):
+    """Catches the Ctrl-C with an ``except BaseException`` of its own, then waits forever."""
+
+    name = "swallows_ctrl_c"
+
+    def act(self, obs) -> int:  # noqa: ANN001
+        import os
+        import signal
+
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except BaseException:  # noqa: BLE001 - what a careless agent does
+            pass
+        return super().act(obs)

@@ -440,7 +440,7 @@ def test_ctrl_c_at_any_moment_prints_no_traceback(after: float, tmp_path) -> Non
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(after)
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    err = _stderr_within(proc, 120)
     # Killed by SIGINT (a shell shows that as status 130 too): before Python had started, with
     # nothing printed, or after our one line: seen once on CI in the 0.5 s case, the interrupt
     # landing inside an import, where CPython can record it as unhandled (code an extension runs
@@ -586,11 +586,37 @@ def test_ctrl_c_of_a_sleeping_agent_in_the_main_process_prints_no_traceback(afte
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(after)
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    err = _stderr_within(proc, 120)
     # nothing printed (interrupted before Python had started), or the one line; the status is 130,
     # once in about a dozen runs at 1.5 s the SIGINT status itself (-2) after the line (cause not found)
     assert err.strip() in ("", "skatsim tournament: interrupted"), err
     assert proc.returncode == -signal.SIGINT or (proc.returncode == 130 and err), (proc.returncode, err)
+
+
+def _stderr_within(proc: subprocess.Popen[str], seconds: float) -> str:
+    """The stderr of ``proc`` once it ends; a failure with what it printed if it has not ended
+    within ``seconds`` (its process group is killed)."""
+    try:
+        return proc.communicate(timeout=seconds)[1]
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail(f"still running {seconds} s after the Ctrl-C; its stderr: {proc.communicate()[1][-2000:]!r}")
+
+
+@pytest.mark.parametrize("agent", ["CtrlCInFinalizer", "SwallowsCtrlC"])
+def test_a_ctrl_c_that_python_or_the_agent_drops_still_stops_the_command(agent: str, tmp_path) -> None:
+    """The agent presses Ctrl-C in a finalizer (Python reports it as "Exception ignored" and goes
+    on) or catches it itself, then waits forever: the command stops within seconds all the same,
+    with its one line (skatsim_app.interrupt)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "skatsim_app", "tournament", f"my_agents:{agent}", "random",
+                             "--deals", "1", "--workers", "1", "--no-progress"], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    err = _stderr_within(proc, 120)
+    assert proc.returncode == 130 and err.strip() == "skatsim tournament: interrupted", (proc.returncode, err)
+    assert time.perf_counter() - t0 < 60
 
 
 def _scalars(folder: Path) -> dict[str, list[tuple[int, float]]]:
