@@ -128,7 +128,10 @@ def test_a_game_below_the_bid_is_valued_at_the_level_that_reaches_it() -> None:
     """Deal seed 7, seat 1: the rule-based bidder held 33 with hearts and diamonds worth 30 and
     27 (with 2, no levels). An overbid is judged on the value reached, so the search values
     those games at schneider (40 and 36) by the worlds where they reach 90; it valued every
-    game as lost for sure before (diamonds -162 SF), although diamonds wins schneider here."""
+    game as lost for sure before (diamonds -162 SF), although diamonds wins schneider here.
+    With every world searched to the end, grand (72, won in 7 of 8 worlds) is better still,
+    and the game is won at 72 points; before the node budget was raised to a whole deal's
+    search, the grand worlds went over it and the searched player played diamonds schneider."""
     seed, seat = 7, 1
     s = SkatState.new_game(seed=seed)
     agents: list[Any] = ["rule_based", "rule_based", "rule_based"]
@@ -146,8 +149,34 @@ def test_a_game_below_the_bid_is_valued_at_the_level_that_reaches_it() -> None:
     p = plan["D"].p
     assert p > 0.5  # diamonds reaches 90 in most worlds: not a sure loss (-162 SF) any more
     assert v.values[s.string_to_action("D")] == pytest.approx(p * (36 + 50) - (1 - p) * (2 * 36 + 50 + 2 * 20))
+    assert (plan["G"].p, plan["G"].weight) == (7 / 8, 8)
+    assert v.chosen == s.string_to_action("G")
     t.run()
-    assert s.result.contract == "D" and s.result.schneider and not s.result.overbid
+    assert s.result.contract == "G" and s.result.won and not s.result.overbid
+
+
+def test_every_world_is_searched_under_the_default_node_budget() -> None:
+    """The bug of 2026-12-05: the default budget (100,000 nodes) was below what a whole deal's
+    threshold search takes (50,000-2,000,000), so most worlds were dropped, the close ones
+    first, and a candidate with none left counted as lost (p = 0): the search then chose the
+    cheapest loss (diamonds) over games it would have won. Now every world is searched, and
+    where a budget leaves a candidate no world, the rule-based player decides instead."""
+    seed, seat = 7, 1
+    s = SkatState.new_game(seed=seed)
+    t = Table(["rule_based", "rule_based", "rule_based"], s, seed)
+    while not (s.phase == "declare" and s.current_player() == seat):
+        t.step()
+    obs = s.observation(seat)
+    full = SkatSearchAgent(worlds=4, finalists=0, final_worlds=0)
+    full.reset(0, seat, 1)
+    full.act(obs)
+    assert full._plan and all(c.weight == 4 for c in full._plan)
+    starved = SkatSearchAgent(worlds=4, finalists=0, final_worlds=0, node_limit=1)
+    starved.reset(0, seat, 1)
+    rb = make_agent("rule_based")
+    rb.reset(0, seat, 1)
+    assert starved.act(obs) == rb.act(obs)
+    assert starved._plan and all(c.weight == 0 for c in starved._plan)
 
 
 def _positions(phase: str, n: int) -> list[tuple[SkatState, int]]:

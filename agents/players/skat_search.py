@@ -120,6 +120,10 @@ class SkatSearchAgent:
             ``"(a0,b0;a1,b1;a2,b2)"`` (suit, grand, null): ``p = logistic(a + b logit(f))``
             (:mod:`agents.players.calibration`).
         node_limit: search nodes per world and candidate (0: none); a world over it is dropped.
+            A threshold search of a whole deal takes 50,000 to 2,000,000 nodes: the default
+            drops almost no world. A small budget is not only cheaper: it keeps the quickly
+            decided worlds (clear wins and clear losses) and drops the close ones, and a
+            candidate with no world left is not searched at all (it ranks last).
         tt_bits: log2 of the solver's transposition-table entries.
     """
 
@@ -127,7 +131,7 @@ class SkatSearchAgent:
 
     def __init__(self, worlds: int = 4, finalists: int = 3, final_worlds: int = 12, discards: int = 3,
                  loss_penalty: float = DUPLICATE_LOSS_PENALTY, inference: bool = True, calibration: str = "none",
-                 node_limit: int = 100_000, tt_bits: int = 18) -> None:
+                 node_limit: int = 3_000_000, tt_bits: int = 18) -> None:
         from .rule_based import RuleBasedAgent
 
         for k, v, lo in (("worlds", worlds, 1), ("finalists", finalists, 0), ("final_worlds", final_worlds, 0),
@@ -157,7 +161,7 @@ class SkatSearchAgent:
         if len(obs.legal_actions) == 1:
             return obs.legal_actions[0]
         ranked = self._ranked(obs) if obs.phase in ("discard", "declare") else []
-        if not ranked:  # nothing searchable (no declarable game among the candidates)
+        if not ranked or ranked[0].weight <= 0:  # nothing searchable, or every world over the budget
             return self._rb.act(obs)
         best = ranked[0]
         if obs.phase == "discard":
@@ -195,6 +199,11 @@ class SkatSearchAgent:
     def _ev(self, c: Candidate, bid: int) -> float:
         p = calibrated(c.p, c.game, self.calibration)
         return float(expected_sf_at_bid(p, c.value, c.game, c.flags, bid, self.loss_penalty))
+
+    def _rank(self, c: Candidate, bid: int) -> tuple[bool, float]:
+        """Sort key, best first: searched candidates by expected score, then those whose every
+        world went over the node budget (their ``p`` of 0 is no evidence of a loss)."""
+        return (c.weight <= 0, -self._ev(c, bid))
 
     def _ranked(self, obs: "Observation") -> list[Candidate]:
         """The candidates, best first (computed once per deal: the first discard and the
@@ -236,12 +245,12 @@ class SkatSearchAgent:
         n1 = self.worlds
         for c in cands:
             self._solve(c, seat, known, worlds[:n1], weights[:n1], picked)
-        cands.sort(key=lambda c: -self._ev(c, bid))
+        cands.sort(key=lambda c: self._rank(c, bid))
         if self.finalists and self.final_worlds and len(cands) > 1:
             k = min(self.finalists, len(cands))
             for c in cands[:k]:
                 self._solve(c, seat, known, worlds[n1:], weights[n1:], picked)
-            cands = sorted(cands[:k], key=lambda c: -self._ev(c, bid)) + cands[k:]
+            cands = sorted(cands[:k], key=lambda c: self._rank(c, bid)) + cands[k:]
         if not picked and cands:
             self._announcements(cands, seat, known, worlds, weights, bid)
         self.log.append({"seat": seat, "phase": obs.phase, "picked": picked,
