@@ -143,10 +143,11 @@ def _replay_sources(cwd: Path) -> None:
 
 
 def _compare_runs(cwd: Path) -> None:
-    """The runs docs/strength.md's compare commands read: A against B, and A and B each
-    against the same field on the same deals."""
+    """The runs the docs' compare commands read: A against B, and A and B each against the
+    same field on the same deals (small stand-ins with fast players)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for agents, out in ((["random", "rule_based"], "runs/a_vs_b"), (["random", "rule_based"], "runs/a_vs_field"),
+                        (["random", "rule_based"], "runs/expert_vs_pimc32"),
                         (["rule_based:max_bid=18", "rule_based"], "runs/b_vs_field")):
         subprocess.run([sys.executable, "-m", "skatsim_app", "tournament", *agents, "--deals", "3", "--out", out,
                         "--no-progress"], cwd=cwd, env=env, check=True, capture_output=True, timeout=600)
@@ -220,6 +221,10 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     # Playing strength
     "skatsim tournament expert pimc:worlds=32 rule_based --deals 300 --seed 20261205 --out runs/strength":
         Long((("--deals 300", "--deals 1"), ("expert pimc:worlds=32", "expert:worlds=2 pimc:worlds=2"))),
+    "skatsim tournament expert pimc:worlds=32 --deals 1000 --seed 20261209 --chunk-size 20 --workers 2 "
+    "--out runs/expert_vs_pimc32":
+        Long((("--deals 1000", "--deals 1"), ("expert pimc:worlds=32", "expert:worlds=2 pimc:worlds=2"))),
+    "skatsim compare runs/expert_vs_pimc32": Run(setup=_compare_runs),
     # docs/strength.md
     'skatsim tournament "compose:early=neural_bidder,card_play=pimc(worlds=32)" pimc:worlds=32 --deals 200':
         Run((("--deals 200", "--deals 1"), ("pimc(worlds=32)", "pimc(worlds=2)"), ("pimc:worlds=32", "pimc:worlds=2")),
