@@ -503,6 +503,40 @@ def test_time_limit_interrupts_a_hanging_agent_and_the_game_is_settled(capfd) ->
     assert "Exception ignored" not in err and "_Alarm" not in err  # nothing leaks
 
 
+def test_a_timer_tick_in_the_clock_s_exit_does_not_leave_the_clock_running(monkeypatch) -> None:
+    """The CI failure of 2026-12-06 ("[gw0] node down: _Alarm: True"): once a decision's clock
+    is past its limit, its timers tick every millisecond until they are stopped; a tick that
+    landed in the clock's exit, before the timers were off, raised there and skipped the rest,
+    so the timers kept running with a live handler and the next tick killed the process later,
+    outside any decision. Here a tick is made to land at that exact point: the decision is
+    still settled, and afterwards the timers are off and the handlers are the ones before."""
+    import signal
+    import sys
+
+    from agents.arena import seat as seat_mod
+    from agents.players.random_agent import RandomAgent
+
+    ticks = {"n": 0}
+    real_clock = seat_mod.agent_clock
+
+    def clock() -> float:
+        ticks["n"] += 1
+        if ticks["n"] == 2:  # 1: the start of the decision; 2: its exit
+            raise seat_mod._Alarm(True)
+        return real_clock()
+
+    state = SkatState.new_game(seed=1)
+    obs, legal = state.observation(state.current_player()), state.legal_actions()
+    before = (signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGPROF), sys.unraisablehook)
+    monkeypatch.setattr(seat_mod, "agent_clock", clock)
+    agent = RandomAgent()
+    agent.reset(0, 0, 1)
+    action, _ = seat_mod.decide(agent, obs, 0, "bidding", legal, time_limit=5.0)
+    assert action in legal and ticks["n"] >= 3  # the exit was done again after the tick
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
+    assert (signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGPROF), sys.unraisablehook) == before
+
+
 def test_time_limits_count_cpu_time_not_waiting_or_load() -> None:
     """Fast agents never time out at a tight limit (the clock is the agent's CPU time); a
     sleeping agent is not charged for sleeping (the wall-clock backstop is 10 x + 1 s)."""

@@ -180,6 +180,7 @@ class _deadline:
         self.t0 = 0.0
         self.t1: float | None = None  # the clock at the end of the body
         self._paused: tuple[float, float] | None = None
+        self._listener: _CompilerPause | None = None
 
     def used(self) -> float:
         """CPU seconds counted (so far, or in all once the body is over), compiling excluded."""
@@ -231,9 +232,27 @@ class _deadline:
             signal.setitimer(signal.ITIMER_REAL, real, 0.001)
 
     def __exit__(self, *exc: Any) -> None:
-        self.t1 = agent_clock()
+        self.close()
+
+    def close(self) -> None:
+        """Stop the clock: no interrupt after it, the timers off and the handlers restored.
+        Idempotent, and safe against the timers themselves: an interrupt that lands in it
+        (the repeating tick, before ``active`` is off) is dropped and the work done again, so
+        no interrupt can escape to whatever runs after the decision."""
+        while True:
+            try:
+                self._close()
+                return
+            except _Alarm:
+                continue
+
+    def _close(self) -> None:
         self.active = False
-        _event.unregister("numba:compiler_lock", self._listener)
+        if self.t1 is None:
+            self.t1 = agent_clock()
+        if self._listener is not None:
+            _event.unregister("numba:compiler_lock", self._listener)
+            self._listener = None
         if self.armed:
             signal.setitimer(signal.ITIMER_PROF, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -280,8 +299,11 @@ def decide(agent: Any, obs: Any, seat: int, phase: str, legal: Sequence[int],
     gc.disable()  # the interpreter's garbage collection is the table's time, not the agent's
     clock = _deadline(time_limit)
     try:
-        with clock:
-            action = agent.act(obs)
+        try:
+            with clock:
+                action = agent.act(obs)
+        finally:  # the clock is stopped whatever happened: an interrupt in __exit__ must not leave it running
+            clock.close()
     except _Alarm as alarm:
         dt = clock.used()
         assert time_limit is not None
