@@ -298,3 +298,21 @@ def test_deal_that_raised_index_error_is_played_out() -> None:
     s = play_game([make_agent("skat_search"), "rule_based", "rule_based"], seed=6257210439351536655)
     assert s.is_terminal()
     assert s.declarer == 0  # the skat_search seat declared: its discard and declaration were searched
+
+
+def test_value_declaration_searches_one_declaration_on_its_own() -> None:
+    """The analysis board values a declaration made that the search did not consider: any
+    legal declaration gets an expected score from its own worlds; other phases get none."""
+    (s, seat), = _hand_declarations(1)
+    obs = s.observation(seat)
+    a = _cheap()
+    a.reset(0, seat, 1)
+    searched = {DECLARE_BASE + c.declaration for c in (a._search(obs) or [])}
+    others = [x for x in obs.legal_actions if x not in searched]
+    assert others
+    for x in others[:3]:
+        v = a.value_declaration(obs, x)
+        assert v is not None and -1000 < v < 1000
+    assert a.value_declaration(obs, -1) is None
+    (d, dseat), = _positions("discard", 1)
+    assert a.value_declaration(d.observation(dseat), obs.legal_actions[0]) is None

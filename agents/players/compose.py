@@ -168,6 +168,10 @@ class ComposedAgent:
         f = getattr(self._by_part[part_of(obs)], "action_values", None)
         return None if f is None else f(obs)
 
+    def part_agent(self, part: str) -> Any:
+        """The agent deciding ``part`` (one of :data:`PARTS`)."""
+        return self._by_part[part]
+
     def card_play_key(self) -> tuple[str, str, str] | None:
         """The card-play parts' keys (declarer play, defender play, Ramsch play): two players
         with equal keys play the same cards from the same position. ``None`` when a part has

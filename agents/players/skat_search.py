@@ -195,6 +195,29 @@ class SkatSearchAgent:
                                   "worlds": c.weight, "ev": self._ev(c, obs.bid)} for c in ranked]}
         return ActionValues(vals, "SF points", chosen=chosen, detail=detail)
 
+    def value_declaration(self, obs: "Observation", action: int) -> float | None:
+        """The expected SF of one legal declaration ``action``, searched on its own over fresh
+        worlds (announcements at their goals): how the analysis board values a declaration made
+        that the search did not consider. ``None`` outside the declaration or with no world."""
+        if obs.phase != "declare" or action not in obs.legal_actions:
+            return None
+        con = Contract.from_code(DECLARATIONS[action - DECLARE_BASE])
+        if con.game > NULL:
+            return None
+        picked = obs.skat_picked_up
+        put = (obs.discard.mask if obs.discard is not None else 0) if picked else 0
+        known = obs.hand.mask | put
+        c = Candidate(put, action - DECLARE_BASE, con.game, con.flags, self._value(known, con.game, con.flags))
+        self._reach_bid(c, known, obs.bid)
+        goal = c.goal
+        if con.game != NULL and con.flags & (SCHWARZ_ANNOUNCED | OUVERT):
+            goal = "schwarz"
+        elif con.game != NULL and con.flags & SCHNEIDER_ANNOUNCED:
+            goal = 90
+        worlds, weights = self._worlds(obs, known, picked, self.worlds + self.final_worlds)
+        self._solve(c, obs.seat, known, worlds, weights, picked, goal)
+        return self._ev(c, obs.bid) if c.weight > 0 else None
+
     # ------------------------------------------------------------------ search
     def _ev(self, c: Candidate, bid: int) -> float:
         p = calibrated(c.p, c.game, self.calibration)

@@ -224,6 +224,8 @@ def decision(spec_text: str, record: dict[str, Any], step: int, deal_id: int, de
         out = _judge(agent, state, seat, 0)
         if out is not None and state.phase == "discard" and moves[step] not in out["values"]:
             _value_played_discard(agent, full, step, seat, out)
+        if out is not None and state.phase == "declare" and moves[step] not in out["values"]:
+            _value_played_declaration(agent, state, seat, moves[step], out)
     else:
         from agents import AgentSpec
 
@@ -245,6 +247,20 @@ def decision(spec_text: str, record: dict[str, Any], step: int, deal_id: int, de
     if out is not None:
         out["seat"] = seat
     return out
+
+
+def _value_played_declaration(agent: Any, state: SkatState, seat: int, action: int, out: dict[str, Any]) -> None:
+    """A declaration the search did not consider (a few games, announcements only where it
+    would make them): valued by a search of that declaration alone, where the deciding agent
+    can (``value_declaration``), and added for the action played."""
+    part = agent.part_agent("declare") if hasattr(agent, "part_agent") else agent
+    f = getattr(part, "value_declaration", None)
+    if f is None or out.get("unit") != "SF points":
+        return
+    v = f(state.observation(seat), action)
+    if v is not None:
+        out["values"][action] = float(v)
+        out["note"] = "the declaration made was not among the contracts searched: it is valued by a search of its own"
 
 
 def _value_played_discard(agent: Any, full: SkatState, step: int, seat: int, out: dict[str, Any]) -> None:
