@@ -47,7 +47,7 @@ from skatsim.cards import ACES, CARD_POINTS, JACKS
 from skatsim.contracts import DECLARATIONS, HAND, OUVERT, SCHNEIDER_ANNOUNCED, SCHWARZ_ANNOUNCED, Contract
 from skatsim.rules import GRAND, NULL, TRUMP_MASKS
 from skatsim.scoring import matadors_of
-from skatsim.solver import Position, Solver
+from skatsim.solver import Position, Solver, target_for
 from skatsim.valuation import expected_sf_at_bid, game_value
 
 from ..arena.base import DUPLICATE_LOSS_PENALTY, ActionValues
@@ -209,11 +209,9 @@ class SkatSearchAgent:
         known = obs.hand.mask | put
         c = Candidate(put, action - DECLARE_BASE, con.game, con.flags, self._value(known, con.game, con.flags))
         self._reach_bid(c, known, obs.bid)
-        goal = c.goal
-        if con.game != NULL and con.flags & (SCHWARZ_ANNOUNCED | OUVERT):
-            goal = "schwarz"
-        elif con.game != NULL and con.flags & SCHNEIDER_ANNOUNCED:
-            goal = 90
+        goal = target_for(con)  # the announced goal; else the level reaching the bid, if any
+        if goal == 61 and c.goal is not None:
+            goal = c.goal
         worlds, weights = self._worlds(obs, known, picked, self.worlds + self.final_worlds)
         self._solve(c, obs.seat, known, worlds, weights, picked, goal)
         return self._ev(c, obs.bid) if c.weight > 0 else None
