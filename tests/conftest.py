@@ -38,6 +38,20 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+# A decision's clock (agents.arena.seat._deadline) arms SIGPROF / SIGALRM timers and restores
+# the handlers it found. Their default action kills the process without a word: an xdist worker
+# that received a stray one ("[gw1] node down: Not properly terminated") took the whole run down
+# with it. In the test processes a stray timer signal fails the test it lands in instead, with
+# the traceback of where it landed.
+def _stray_timer(signum: int, frame: object) -> None:
+    raise RuntimeError(f"stray {signal.Signals(signum).name}: a timer signal outside any decision's clock")
+
+
+for _sig in (signal.SIGPROF, signal.SIGALRM):
+    if signal.getsignal(_sig) is signal.SIG_DFL:
+        signal.signal(_sig, _stray_timer)
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     return DATA

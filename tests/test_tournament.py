@@ -520,9 +520,12 @@ def test_a_timer_tick_in_the_clock_s_exit_does_not_leave_the_clock_running(monke
     real_clock = seat_mod.agent_clock
 
     def clock() -> float:
-        ticks["n"] += 1
-        if ticks["n"] == 2:  # 1: the start of the decision; 2: its exit
-            raise seat_mod._Alarm(True)
+        # the first reading in the clock's exit (not the start, nor numba's compiler pause
+        # on a kernel's first call in this process)
+        if sys._getframe(1).f_code.co_name == "_close":
+            ticks["n"] += 1
+            if ticks["n"] == 1:
+                raise seat_mod._Alarm(True)
         return real_clock()
 
     state = SkatState.new_game(seed=1)
@@ -532,7 +535,7 @@ def test_a_timer_tick_in_the_clock_s_exit_does_not_leave_the_clock_running(monke
     agent = RandomAgent()
     agent.reset(0, 0, 1)
     action, _ = seat_mod.decide(agent, obs, 0, "bidding", legal, time_limit=5.0)
-    assert action in legal and ticks["n"] >= 3  # the exit was done again after the tick
+    assert action in legal and ticks["n"] >= 2  # the exit was done again after the tick
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
     assert (signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGPROF), sys.unraisablehook) == before
 
