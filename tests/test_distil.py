@@ -178,6 +178,22 @@ def test_training_writes_a_loadable_checkpoint_with_its_log(model: Path, labels:
     assert m.meta["epoch"] == 1 and m.meta["arch"]["d_model"] == 16
 
 
+def test_the_tie_table_matches_the_training_log_and_the_agent_s_rule(model: Path) -> None:
+    """tie_table re-reads the held-out games of the run: at the run's own ``tie`` it gives the
+    figures the training logged for the network, at 0 the value head's, and the rule-based
+    and PIMC rows are the log's yardsticks."""
+    from agents.learn.distil import tie_table
+
+    log = json.loads((model / "log.jsonl").read_text().splitlines()[-1])
+    rows = {r["rule"]: r for r in tie_table(model / "model", ties=(0.0, 0.05))}
+    for rule, prefix in (("value + 0.05 x policy", "net_"), ("value + 0 x policy", "value_only_"),
+                         ("policy only", "policy_only_"), ("rule-based card", "rule_based_"),
+                         ("PIMC's card (the labels' own choice)", "teacher_")):
+        for k in ("regret", "best", "teacher"):
+            assert rows[rule][k] == pytest.approx(log[prefix + k], abs=1e-6), (rule, k)
+        assert rows[rule]["rows"] == log["val_rows"]
+
+
 def test_training_resumes_to_the_run_it_would_have_been(model: Path, labels: Path, tmp_path: Path) -> None:
     """One epoch, then a resumed second one: the same network and validation figures as two
     epochs in one go (the batch order and the learning-rate schedule continue)."""
@@ -260,3 +276,23 @@ def test_command_errors_are_one_line(argv: list[str], message: str, tmp_path: Pa
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert "Traceback" not in "\n".join(err) and message in err[-1], err[-1]
+
+
+def test_the_study_script_runs_labels_training_and_the_table(labels: Path, tmp_path: Path) -> None:
+    """experiments/distil_card_play.py on a tiny config: the label run, the trained model and
+    the held-out table (one row per tie, then the yardsticks) in its run directory."""
+    from experiments.distil_card_play import Config, run
+
+    cfg = Config(seed=3, games=2, worlds=2, early=["rule_based"], shard_size=1, workers=1,
+                 train=dict(hidden=[16], d_model=16, layers=1, heads=2, epochs=1, batch=32, val_games=1,
+                            device="cpu", threads=1),
+                 ties=[0.0, 0.5])
+    run_dir = run(cfg, str(tmp_path))
+    df = pd.read_parquet(run_dir / "results.parquet")
+    assert list(df["rule"]) == ["value + 0 x policy", "value + 0.5 x policy", "policy only", "rule-based card",
+                                "PIMC's card (the labels' own choice)"]
+    assert df["regret"].iloc[-1] == 0.0 and (df["regret"] >= 0).all()
+    assert (run_dir / "train" / "model.pt").is_file() and (run_dir / "summary.md").is_file()
+    # the labels are the rows of the tests' own label run of the same config
+    ours = read_card_labels(tmp_path / "card_labels__3__w2__g2")
+    pd.testing.assert_frame_equal(ours, read_card_labels(labels))

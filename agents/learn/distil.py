@@ -40,7 +40,7 @@ import numpy as np
 from ..players.distilled import CANON, build_net, encode, play_order, save_card_model
 from .nets import lazy_torch as _torch
 
-__all__ = ["DistilConfig", "load_dataset", "Dataset", "train", "evaluate_choices", "main"]
+__all__ = ["DistilConfig", "load_dataset", "Dataset", "split", "train", "evaluate_choices", "tie_table", "main"]
 
 
 @dataclass(frozen=True)
@@ -163,6 +163,13 @@ def load_dataset(paths: Sequence[str | os.PathLike[str]], max_rows: int = 0) -> 
                    df["game"].to_numpy(np.int64))
 
 
+def split(data: Dataset, val_games: int) -> tuple[Dataset, Dataset]:
+    """``(training rows, validation rows)``: the last ``val_games`` games held out whole."""
+    games = np.unique(data.game)
+    is_val = np.isin(data.game, games[-val_games:]) if val_games else np.zeros(len(data), bool)
+    return data.take(np.flatnonzero(~is_val)), data.take(np.flatnonzero(is_val))
+
+
 def evaluate_choices(choice: np.ndarray, data: Dataset) -> dict[str, float]:
     """Regret (label's best win fraction minus the chosen card's), the share of choices among
     the label's best cards, and the share equal to PIMC's card, for cards ``choice`` (canonical)."""
@@ -226,10 +233,7 @@ def train(cfg: DistilConfig, out: str | os.PathLike[str], *, progress: bool = Tr
     device = _device(cfg.device)
     if data is None:
         data = load_dataset(cfg.labels, cfg.max_rows)
-    games = np.unique(data.game)
-    val_set = set(games[-cfg.val_games:].tolist()) if cfg.val_games else set()
-    is_val = np.array([g in val_set for g in data.game])
-    tr, va = data.take(np.flatnonzero(~is_val)), data.take(np.flatnonzero(is_val))
+    tr, va = split(data, cfg.val_games)
     net = build_net(**cfg.arch).to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     start = 0
@@ -290,6 +294,30 @@ def train(cfg: DistilConfig, out: str | os.PathLike[str], *, progress: bool = Tr
             print(" ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in line.items()), flush=True)
         last = line
     return last
+
+
+def tie_table(model: str | os.PathLike[str], ties: Sequence[float] = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0),
+              data: Dataset | None = None) -> list[dict[str, float]]:
+    """The held-out figures of a trained run's model (``RUN/model``, its config beside it) for
+    each ``tie`` of the decision rule ``value + tie * policy`` (the agent's ``tie``), then the
+    policy alone, the rule-based card and PIMC's own card: how to set ``tie`` from held-out
+    games, never from tournament results."""
+    from ..players.distilled import load_card_model
+
+    m = load_card_model(model)
+    cfg = DistilConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in m.meta["config"].items()})
+    if data is None:
+        data = load_dataset(cfg.labels, cfg.max_rows)
+    va = split(data, cfg.val_games)[1]
+    v, p = _scores(m.net, va, "cpu", 0.0)
+    rows = [{"rule": f"value + {t:g} x policy", "tie": float(t), **evaluate_choices(choose(v, p, va.legal, t), va)}
+            for t in ties]
+    rows.append({"rule": "policy only", **evaluate_choices(choose(np.zeros_like(v), p, va.legal, 1.0), va)})
+    rows.append({"rule": "rule-based card", **evaluate_choices(va.rule_based, va)})
+    rows.append({"rule": "PIMC's card (the labels' own choice)", **evaluate_choices(va.chosen, va)})
+    for r in rows:
+        r["rows"] = len(va)
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
