@@ -239,6 +239,32 @@ register("expert", "agents.players.compose:expert",
              "(compose:early=neural_bidder,card_play=pimc(worlds=32))")
 
 
+def _distilled_defaults() -> dict[str, Any]:
+    from .players.distilled import DEFAULT_TIE
+
+    return {"model": "", "tie": DEFAULT_TIE}
+
+
+_DISTILLED_DOCS = {"model": "checkpoint path of the card network (default: the shipped agents/models/distilled_v1)",
+                   "tie": "the card of highest value + tie x policy (set on held-out games: docs/strength.md)"}
+
+
+def _distilled_checks() -> dict[str, Any]:
+    return {"tie": lambda v: None if 0 <= v <= 100 else "a number in 0..100"}
+
+
+register("distilled", "agents.players.distilled:DistilledAgent", _DISTILLED_DOCS, defaults=_distilled_defaults,
+         checks=_distilled_checks,
+         doc="card play by a network distilled from PIMC's values (well under 1 ms a card); "
+             "bidding, skat and declaration by the rule-based player")
+
+
+register("learned", "agents.players.compose:learned", _DISTILLED_DOCS, defaults=_distilled_defaults,
+         checks=_distilled_checks,
+         doc="every decision by a network: the neural bidder's early decisions + the distilled card play "
+             "(compose:early=neural_bidder,card_play=distilled)")
+
+
 register("skat_search", "agents.players.skat_search:SkatSearchAgent",
          {"worlds": "worlds per candidate (discard x game) in the first round",
           "finalists": "candidates searched again after the first round",

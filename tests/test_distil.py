@@ -296,3 +296,18 @@ def test_the_study_script_runs_labels_training_and_the_table(labels: Path, tmp_p
     # the labels are the rows of the tests' own label run of the same config
     ours = read_card_labels(tmp_path / "card_labels__3__w2__g2")
     pd.testing.assert_frame_equal(ours, read_card_labels(labels))
+
+
+def test_the_card_decision_benchmark_times_each_agent_on_the_same_positions() -> None:
+    """benchmarks/card_decisions.py on two games: a time per decision for each agent, and the
+    shipped model's batched rate."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "card_decisions.py"
+    spec = importlib.util.spec_from_file_location("card_decisions_bench", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rec = mod.main(["--games", "2", "--agents", "distilled", "rule_based", "--batch", "64", "--no-json"])
+    assert rec["positions"] > 5 and set(rec["ms_per_decision"]) == {"distilled", "rule_based"}
+    assert all(v > 0 for v in rec["ms_per_decision"].values()) and rec["batched_positions_per_cpu_s"] > 0

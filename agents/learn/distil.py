@@ -297,20 +297,21 @@ def train(cfg: DistilConfig, out: str | os.PathLike[str], *, progress: bool = Tr
 
 
 def tie_table(model: str | os.PathLike[str], ties: Sequence[float] = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0),
-              data: Dataset | None = None) -> list[dict[str, float]]:
+              data: Dataset | None = None) -> list[dict[str, Any]]:
     """The held-out figures of a trained run's model (``RUN/model``, its config beside it) for
     each ``tie`` of the decision rule ``value + tie * policy`` (the agent's ``tie``), then the
     policy alone, the rule-based card and PIMC's own card: how to set ``tie`` from held-out
     games, never from tournament results."""
     from ..players.distilled import load_card_model
 
-    m = load_card_model(model)
-    cfg = DistilConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in m.meta["config"].items()})
+    m = load_card_model(Path(model))
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in m.meta["config"].items()}
+    cfg = DistilConfig(**fields)
     if data is None:
         data = load_dataset(cfg.labels, cfg.max_rows)
     va = split(data, cfg.val_games)[1]
     v, p = _scores(m.net, va, "cpu", 0.0)
-    rows = [{"rule": f"value + {t:g} x policy", "tie": float(t), **evaluate_choices(choose(v, p, va.legal, t), va)}
+    rows: list[dict[str, Any]] = [{"rule": f"value + {t:g} x policy", "tie": float(t), **evaluate_choices(choose(v, p, va.legal, t), va)}
             for t in ties]
     rows.append({"rule": "policy only", **evaluate_choices(choose(np.zeros_like(v), p, va.legal, 1.0), va)})
     rows.append({"rule": "rule-based card", **evaluate_choices(va.rule_based, va)})

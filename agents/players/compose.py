@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 
     from ..arena.base import ActionValues
 
-__all__ = ["ComposedAgent", "expert", "PARTS", "GROUPS", "part_of", "nested_spec", "compose_docs", "compose_checks"]
+__all__ = ["ComposedAgent", "expert", "learned", "PARTS", "GROUPS", "part_of", "nested_spec", "compose_docs",
+           "compose_checks"]
 
 #: The parts, in the order of a deal.
 PARTS: tuple[str, ...] = ("bidding", "skat", "discard", "declare", "kontra", "declarer_play", "defender_play",
@@ -206,6 +207,24 @@ def expert(worlds: int = 32, inference: bool = False) -> ComposedAgent:
     play = f"pimc(worlds={int(worlds)}" + (",inference=true)" if inference else ")")
     agent = ComposedAgent(early="neural_bidder", card_play=play)
     agent.name = "expert"
+    return agent
+
+
+def learned(model: str = "", tie: float | None = None) -> ComposedAgent:
+    """The registry's ``learned``: every decision by a network, the neural bidder's early
+    decisions with the distilled card play (:mod:`agents.players.distilled`, ``model`` and
+    ``tie`` passed on). About a millisecond of decisions a game, no search.
+
+    >>> p = learned()
+    >>> p.name, p.parts["bidding"], p.parts["declarer_play"]
+    ('learned', 'neural_bidder', 'distilled:tie=0.1')
+    """
+    from .distilled import DEFAULT_TIE
+
+    tie = DEFAULT_TIE if tie is None else tie
+    inner = f"distilled(tie={float(tie):g}" + (f",model={model})" if model else ")")
+    agent = ComposedAgent(early="neural_bidder", card_play=inner)
+    agent.name = "learned"
     return agent
 
 

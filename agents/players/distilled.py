@@ -26,11 +26,11 @@ four from the same data):
 Outside suit, grand and null card play (the bidding, the skat, the declaration, Kontra/Re,
 Ramsch) the agent is the rule-based player.
 
-No distilled model ships yet (the label sets made so far do not give a network that beats
-the rule-based card, see docs/strength.md), so the agent is not in the registry: name it by
-its class with a trained checkpoint, e.g. in a tournament::
+The shipped model, ``agents/models/distilled_v1``, is the registry's ``distilled`` (and the
+card play of ``learned``); a model of your own goes by path::
 
-    skatsim tournament "agents.players.distilled:DistilledAgent:model=runs/distil/model" rule_based
+    skatsim tournament distilled rule_based
+    skatsim tournament "distilled:model=runs/distil/model" rule_based
 """
 
 from __future__ import annotations
@@ -55,9 +55,12 @@ if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["DistilledAgent", "CardModel", "build_net", "encode", "encode_observation", "CANON", "N_FLAT",
-           "MAX_TOKENS", "load_card_model", "save_card_model", "default_model_path", "FORMAT", "LAYOUT_VERSION"]
+           "MAX_TOKENS", "DEFAULT_TIE", "load_card_model", "save_card_model", "default_model_path", "FORMAT",
+           "LAYOUT_VERSION"]
 
 FORMAT = "skatsim.distilled"
+#: the decision rule's weight of the policy (``value + tie x policy``), chosen on held-out games
+DEFAULT_TIE = 0.1
 LAYOUT_VERSION = 1
 MAX_TOKENS = 30
 _OFF: dict[str, tuple[int, int]] = {}
@@ -338,7 +341,7 @@ class DistilledAgent:
 
     name = "distilled"
 
-    def __init__(self, model: Any = None, tie: float = 0.05) -> None:
+    def __init__(self, model: Any = None, tie: float = DEFAULT_TIE) -> None:
         from .rule_based import RuleBasedAgent
 
         self.model = model if isinstance(model, CardModel) else load_card_model(model or None)
