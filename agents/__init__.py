@@ -24,7 +24,7 @@ Players may import the arena; the arena reaches players only through the registr
 :class:`DeprecationWarning` naming the new place (:data:`MOVED`).
 
 >>> sorted(list_agents())
-['compose', 'dmc', 'expert', 'neural_bidder', 'pimc', 'random', 'rule_based', 'skat_search']
+['compose', 'distilled', 'dmc', 'expert', 'learned', 'neural_bidder', 'pimc', 'random', 'rule_based', 'skat_search']
 >>> s = play_game(["random", "random", "random"], seed=3)
 >>> s.is_terminal()
 True

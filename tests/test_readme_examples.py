@@ -203,6 +203,23 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "python experiments/dmc_pool.py --players dmc:declarer_play=pimc dmc:defender_play=pimc --pool rule_based "
     "pimc:worlds=32 --deals 0 --slow-deals 300 --chunk 10 --seed 20260":
         Long((("--slow-deals 300 --chunk 10", "--slow-deals 1 --chunk 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
+    # Distilled play
+    "python experiments/distil_card_play.py --config experiments/configs/distil_card_play.json":
+        Long(small=False),  # run() on a tiny config: tests/test_distil.py::test_the_study_script_runs_labels_training_and_the_table
+    "skatsim tournament distilled learned rule_based --deals 1000 --seed 20261210": Run((("--deals 1000", "--deals 2"),)),
+    "skatsim tournament distilled pimc:worlds=32 --deals 500 --seed 20261212 --workers 2 --out runs/distilled_vs_pimc32":
+        Long((("--deals 500", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
+    "skatsim tournament learned dmc dmc:model=agents/models/dmc_v3 --deals 1000 --seed 20261211":
+        Run((("--deals 1000", "--deals 2"),)),
+    "skatsim tournament learned dmc:model=agents/models/dmc_all_v1 dmc:model=agents/models/dmc_v1 --deals 1000 "
+    "--seed 20261211": Run((("--deals 1000", "--deals 2"),)),
+    "python experiments/dmc_pool.py --players learned distilled rule_based --pool rule_based "
+    "rule_based:bid_threshold=0.45 rule_based:bid_threshold=0.75 neural_bidder pimc:worlds=32 --deals 500 "
+    "--slow-deals 150 --chunk 10 --seed 20261213 --skip rule_based@rule_based":
+        Long((("--deals 500 --slow-deals 150 --chunk 10", "--deals 2 --slow-deals 1 --chunk 1"),
+              ("pimc:worlds=32", "pimc:worlds=2"))),
+    "python benchmarks/card_decisions.py":
+        Run((("card_decisions.py", "card_decisions.py --games 2 --agents distilled rule_based --no-json"),)),
     # ISS records
     "skatsim import-iss games.sgf.bz2 --out data/iss": Run(setup=_iss_file),
     # Experiments

@@ -311,8 +311,9 @@ def tie_table(model: str | os.PathLike[str], ties: Sequence[float] = (0.0, 0.05,
         data = load_dataset(cfg.labels, cfg.max_rows)
     va = split(data, cfg.val_games)[1]
     v, p = _scores(m.net, va, "cpu", 0.0)
-    rows: list[dict[str, Any]] = [{"rule": f"value + {t:g} x policy", "tie": float(t), **evaluate_choices(choose(v, p, va.legal, t), va)}
-            for t in ties]
+    rows: list[dict[str, Any]] = [
+        {"rule": f"value + {t:g} x policy", "tie": float(t), **evaluate_choices(choose(v, p, va.legal, t), va)}
+        for t in ties]
     rows.append({"rule": "policy only", **evaluate_choices(choose(np.zeros_like(v), p, va.legal, 1.0), va)})
     rows.append({"rule": "rule-based card", **evaluate_choices(va.rule_based, va)})
     rows.append({"rule": "PIMC's card (the labels' own choice)", **evaluate_choices(va.chosen, va)})

@@ -24,7 +24,7 @@ and choices.
 >>> offer.resolve("os:system:command=touch /tmp/x")
 Traceback (most recent call last):
 ...
-ValueError: unknown agent 'os': the agents offered are compose, dmc, expert, ..., strong
+ValueError: unknown agent 'os': the agents offered are compose, distilled, dmc, ..., strong
 >>> offer.resolve("dmc:model=/etc/passwd")
 Traceback (most recent call last):
 ...
