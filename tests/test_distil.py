@@ -178,6 +178,20 @@ def test_training_writes_a_loadable_checkpoint_with_its_log(model: Path, labels:
     assert m.meta["epoch"] == 1 and m.meta["arch"]["d_model"] == 16
 
 
+def test_train_games_keeps_the_first_games_and_the_same_held_out_ones(labels: Path, tmp_path: Path) -> None:
+    """``train_games``: a curve of what more labels buy trains on the first N games not held
+    out; the held-out games do not move."""
+    data = load_dataset([str(labels)])
+    first = train(_distil_cfg(labels, val_games=0, train_games=1), tmp_path / "one", progress=False)
+    assert first["train_rows"] == int((data.game == 0).sum()) and first["val_rows"] == 0
+    both = train(_distil_cfg(labels, val_games=0), tmp_path / "all", progress=False)
+    assert both["train_rows"] == len(data)
+    held = train(_distil_cfg(labels, val_games=1, train_games=5), tmp_path / "held", progress=False)
+    assert held["val_rows"] == int((data.game == 1).sum()) and held["train_rows"] == int((data.game == 0).sum())
+    with pytest.raises(ValueError, match="train_games must be an int >= 0"):
+        _distil_cfg(labels, train_games=-1)
+
+
 def test_the_tie_table_matches_the_training_log_and_the_agent_s_rule(model: Path) -> None:
     """tie_table re-reads the held-out games of the run: at the run's own ``tie`` it gives the
     figures the training logged for the network, at 0 the value head's, and the rule-based

@@ -58,6 +58,9 @@ class DistilConfig:
         policy_weight: weight of the policy loss beside the value loss.
         val_games: games held out for validation (the last ones of the first run).
         max_rows: use at most this many training rows (0: all).
+        train_games: train on the first this many games not held out (0: all); the held-out
+            games stay the same, so runs that differ only here share one validation set (a
+            curve of what more labels buy).
         tie: the policy weight of the player's choice (``value + tie * policy``).
         seed: initialisation and batch order.
         device: ``"auto"`` (CUDA when there is one), ``"cpu"`` or ``"cuda"``.
@@ -77,6 +80,7 @@ class DistilConfig:
     policy_weight: float = 0.5
     val_games: int = 200
     max_rows: int = 0
+    train_games: int = 0
     tie: float = 0.05
     seed: int = 0
     device: str = "auto"
@@ -90,6 +94,8 @@ class DistilConfig:
             v = getattr(self, k)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{k} must be a positive int, got {v!r}")
+        if isinstance(self.train_games, bool) or not isinstance(self.train_games, int) or self.train_games < 0:
+            raise ValueError(f"train_games must be an int >= 0, got {self.train_games!r}")
         if not self.lr > 0 or not math.isfinite(self.lr):
             raise ValueError(f"lr must be a positive number, got {self.lr!r}")
         object.__setattr__(self, "labels", tuple(str(p) for p in self.labels))
@@ -224,7 +230,7 @@ def train(cfg: DistilConfig, out: str | os.PathLike[str], *, progress: bool = Tr
     out.mkdir(parents=True, exist_ok=True)
     cfg_path = out / "config.json"
     if cfg_path.exists():
-        old = json.loads(cfg_path.read_text())
+        old = {**DistilConfig().to_dict(), **json.loads(cfg_path.read_text())}  # fields added since: defaults
         if {k: v for k, v in old.items() if k != "epochs"} != {k: v for k, v in cfg.to_dict().items() if k != "epochs"}:
             raise ValueError(f"{os.fspath(out)!r} holds a distillation run of another config; use a new folder")
     cfg_path.write_text(json.dumps(cfg.to_dict(), indent=1, sort_keys=True))
@@ -234,6 +240,8 @@ def train(cfg: DistilConfig, out: str | os.PathLike[str], *, progress: bool = Tr
     if data is None:
         data = load_dataset(cfg.labels, cfg.max_rows)
     tr, va = split(data, cfg.val_games)
+    if cfg.train_games:
+        tr = tr.take(np.flatnonzero(np.isin(tr.game, np.unique(tr.game)[:cfg.train_games])))
     net = build_net(**cfg.arch).to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     start = 0
