@@ -570,10 +570,12 @@ def test_numba_compiling_inside_a_decision_does_not_count() -> None:
     assert action == legal[0] and agent.compile_time > 0.02 > dt  # the compile was longer than the limit
     spinner = _Compiler(spin=10.0)
     with pytest.raises(TimeLimitError) as e:  # work after the compile still counts, and is interrupted
-        decide(spinner, obs, 1, "bidding", legal, time_limit=0.05)
-    assert spinner.compile_time > 0.05 and 0.05 <= e.value.decision_time < 1.0
+        decide(spinner, obs, 1, "bidding", legal, time_limit=0.02)
+    # (the same limit as above: a warm numba compiles this kernel in about 0.04 CPU-s, CI once
+    # measured 0.044, so a limit of 0.05 did not always lie below the compile)
+    assert spinner.compile_time > 0.02 and 0.02 <= e.value.decision_time < 1.0
     shown = float(str(e.value).split("interrupted after ")[1].split(" s")[0])
-    assert shown >= 0.05  # the figure in the message is never below the limit
+    assert shown >= 0.02  # the figure in the message is never below the limit
 
 
 @pytest.mark.parametrize("after", [0.5, 2.0, 6.0])
