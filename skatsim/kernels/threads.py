@@ -6,7 +6,9 @@ OpenMP"). Tournaments fork their worker processes (fast start, and agents define
 script or notebook reach them), so code that may run in a worker asks :func:`kernel` for
 the right compiled function: the ``parallel=True`` kernel normally, and after such a fork
 its serial twin — the same Python source compiled without threads (``prange`` runs as
-``range``): one source, two compilations.
+``range``): one source, two compilations. The same holds after a fork from a process that
+imported torch, whose operations run GNU OpenMP threads of their own: there the child's
+first parallel region does not abort but waits for ever.
 
 >>> import numpy as np
 >>> from numba import njit, prange
@@ -34,8 +36,13 @@ _TWINS: dict[int, Any] = {}
 
 def _after_fork_in_child() -> None:
     global _FORKED_AFTER_OMP
+    import sys
+
     import numba
 
+    if "torch" in sys.modules:  # torch's own OpenMP threads may have run in the parent (a model's
+        _FORKED_AFTER_OMP = True  # weights initialised, an op on a big tensor): a numba parallel
+        return  # region in this child would then wait for ever inside libgomp
     try:
         _FORKED_AFTER_OMP = _FORKED_AFTER_OMP or numba.threading_layer() == "omp"
     except ValueError:  # no parallel region ran before the fork
