@@ -17,7 +17,7 @@ import pytest
 from agents import make_agent
 from agents.arena.play import Table
 from agents.arena.testing import agent_api_test
-from agents.learn.card_labels import RUN_KIND, CardLabelConfig, generate_card_labels, read_card_labels
+from agents.learn.card_labels import RUN_KIND, CardLabelConfig, generate_card_labels, label_game, read_card_labels
 from agents.learn.distil import DistilConfig, load_dataset, train
 from agents.players.distilled import DistilledAgent, encode, encode_observation, load_card_model
 from agents.players.rule_based import RuleBasedAgent
@@ -105,7 +105,28 @@ def test_labels_do_not_depend_on_the_worker_count(labels: Path, tmp_path: Path,
     pd.testing.assert_frame_equal(read_card_labels(out), want)
 
 
+def test_relabelled_games_follow_the_student_and_keep_the_teacher_s_labels() -> None:
+    cfg = dataclasses.replace(CFG, play="rule_based")
+    assert "play" not in CFG.to_dict() and cfg.to_dict()["play"] == "rule_based"  # older runs keep their config
+    differ = 0
+    for g in range(cfg.n_games):
+        rows = label_game(g, cfg)
+        # the game is the rule-based players' game: every card they played, in order
+        s = SkatState.new_game(seed=derive_seed(cfg.seed, g))
+        t = Table(["rule_based", "rule_based", "rule_based"], s, derive_seed(cfg.seed, g), g)
+        t.run()
+        cards = [c for _, trick, _ in s.observation(0).tricks for c in trick]
+        assert rows and all(list(r["seq"]) == cards[:len(r["seq"])] for r in rows)
+        assert all(cards[len(r["seq"])] == r["rule_based"] for r in rows)
+        for r in rows:  # the label is still PIMC's: the card of the best win fraction
+            assert r["wins"][r["chosen"]] == np.nanmax(r["wins"])
+        differ += sum(r["chosen"] != r["rule_based"] for r in rows)
+    assert differ > 0  # the labels are not the cards played
+
+
 def test_card_label_config_errors() -> None:
+    with pytest.raises(ValueError, match="unknown agent|no agent"):
+        CardLabelConfig(play="no_such_player")
     for kw, msg in ((dict(n_games=0), "n_games must be an int"), (dict(worlds=0), "worlds must be an int"),
                     (dict(early=()), "early must name at least one agent spec"),
                     (dict(shard_size=0), "shard_size must be a positive int")):
@@ -310,6 +331,29 @@ def test_the_study_script_runs_labels_training_and_the_table(labels: Path, tmp_p
     # the labels are the rows of the tests' own label run of the same config
     ours = read_card_labels(tmp_path / "card_labels__3__w2__g2")
     pd.testing.assert_frame_equal(ours, read_card_labels(labels))
+
+
+def test_the_dagger_study_labels_where_each_round_s_network_plays(labels: Path, tmp_path: Path) -> None:
+    """experiments/dagger_card_play.py, two tiny rounds: round 1's games are played by the
+    shipped network, round 2's by round 1's; each network trains on every round's labels and
+    the base run's, held out on the base run's last games."""
+    from experiments.dagger_card_play import Config, run
+
+    cfg = Config(base_labels=str(labels), student="distilled", rounds=2, seed=7, games=1, worlds=2,
+                 early=["rule_based"], shard_size=1, workers=1, labels_root=str(tmp_path / "labels"),
+                 train=dict(hidden=[16], sequence=False, epochs=1, batch=32, val_games=1, device="cpu", threads=1),
+                 ties=[0.1])
+    run_dir = run(cfg, str(tmp_path))
+    r1, r2 = (RunDir.open(tmp_path / "labels" / f"card_labels_dagger__{s}__w2__g1") for s in (7, 8))
+    assert r1.config["play"] == "distilled"
+    assert r2.config["play"] == f"distilled:model={run_dir / 'round_1' / 'train' / 'model'},tie=0.1"
+    for r in (1, 2):
+        meta = json.loads((run_dir / f"round_{r}" / "train" / "model.json").read_text())
+        assert meta["config"]["labels"][-1] == str(labels) and len(meta["config"]["labels"]) == r + 1
+    df = pd.read_parquet(run_dir / "results.parquet")
+    base = read_card_labels(labels)
+    held_out = int((base["game"] == base["game"].max()).sum())
+    assert list(df["round"].unique()) == [1, 2] and (df["rows"] == held_out).all()
 
 
 def test_the_card_decision_benchmark_times_each_agent_on_the_same_positions() -> None:

@@ -13,6 +13,12 @@ played so far). The fraction over a few worlds is a noisy but unbiased estimate 
 value under the seat's belief; a network regressing on many positions averages the noise
 out, so few worlds per position (``worlds=8``) buy more positions for the same search time.
 
+``play`` names another card player (an agent spec such as ``"distilled"``) whose cards are
+played instead of PIMC's: PIMC still searches and labels every decision, but the game goes
+where that player takes it. These are the positions a student reaches and its teacher does
+not (DAgger's relabelling, Ross et al. 2011): a distilled network's own mistakes lead it to
+positions its PIMC-played training games never showed it. ``chosen`` stays PIMC's card.
+
 Seeds: game ``i`` deals ``derive_seed(seed, i)`` and the agents get the seat streams of
 that deal, so a row depends only on (config, game index): not on shards, workers or
 backend. Storage: a run directory (:class:`skatsim.runs.RunDir`, kind ``card_labels``),
@@ -80,6 +86,7 @@ class CardLabelConfig:
         worlds: worlds per card decision of the PIMC players (their labels and their moves).
         early: agent specs taking the early decisions, one per game in turn.
         shard_size: games per shard.
+        play: the card player whose cards are played (an agent spec); ``""``: PIMC's own.
     """
 
     n_games: int = 1000
@@ -87,6 +94,7 @@ class CardLabelConfig:
     worlds: int = 8
     early: tuple[str, ...] = ("rule_based", "neural_bidder")
     shard_size: int = 20
+    play: str = ""
 
     def __post_init__(self) -> None:
         if isinstance(self.n_games, bool) or not isinstance(self.n_games, int) or not 1 <= self.n_games <= 10**8:
@@ -97,21 +105,51 @@ class CardLabelConfig:
             raise ValueError(f"early must name at least one agent spec, got {self.early!r}")
         if isinstance(self.shard_size, bool) or not isinstance(self.shard_size, int) or self.shard_size < 1:
             raise ValueError(f"shard_size must be a positive int, got {self.shard_size!r}")
+        if not isinstance(self.play, str):
+            raise ValueError(f"play must be an agent spec or '', got {self.play!r}")
+        if self.play:  # an unknown name or parameter fails here, not in a worker
+            from ..arena.base import as_spec
+
+            as_spec(self.play)
         object.__setattr__(self, "early", tuple(self.early))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["early"] = list(self.early)
+        if not self.play:  # the runs made before ``play`` existed keep their config
+            del d["play"]
         d["schema_version"] = SCHEMA_VERSION
         return d
 
 
+class _Relabel:
+    """A card player whose every decision is searched (and logged) by ``searcher`` and
+    played by ``mover``."""
+
+    name = "relabel"
+
+    def __init__(self, searcher: Any, mover: Any) -> None:
+        self.searcher, self.mover = searcher, mover
+
+    def reset(self, deal_id: int, seat: int, rng: int) -> None:
+        for a in (self.searcher, self.mover):
+            f = getattr(a, "reset", None)
+            if f is not None:
+                f(deal_id, seat, rng)
+
+    def act(self, obs: Any) -> int:
+        self.searcher.act(obs)
+        return int(self.mover.act(obs))
+
+
 def _players(cfg: CardLabelConfig, early: str) -> tuple[list[Any], list[Any]]:
+    from ..arena.base import make_agent
     from ..players.compose import ComposedAgent
     from ..players.pimc import PIMCAgent
 
     searchers = [PIMCAgent(worlds=cfg.worlds, log=True) for _ in range(3)]
-    return [ComposedAgent(early=early, card_play=p) for p in searchers], searchers
+    cards = [_Relabel(p, make_agent(cfg.play)) if cfg.play else p for p in searchers]
+    return [ComposedAgent(early=early, card_play=c) for c in cards], searchers
 
 
 def label_game(i: int, cfg: CardLabelConfig) -> list[dict[str, Any]]:
@@ -204,9 +242,11 @@ def generate_card_labels(out_dir: str | os.PathLike[str], cfg: CardLabelConfig, 
     run = RunDir.resume_or_create(out_dir, kind=RUN_KIND, config=cfg.to_dict(), n_units=cfg.n_games,
                                   chunk_size=cfg.shard_size, extra={"schema_version": SCHEMA_VERSION})
     if workers > 1 and backend == "local" and run.todo():
-        label_game(0, dataclasses.replace(cfg, worlds=1))  # compile once: forked workers inherit the code
+        # compile once: forked workers inherit the code (a student compiles nothing of its own)
+        label_game(0, dataclasses.replace(cfg, worlds=1, play=""))
     run.fill(_chunk, lambda a, b: (cfg, a, b), workers=workers, backend=backend, address=address, progress=progress,
-             desc=f"card labels (pimc, {cfg.worlds} worlds)", unit="game")
+             desc=f"card labels (pimc, {cfg.worlds} worlds{', played by ' + cfg.play if cfg.play else ''})",
+             unit="game")
     import pyarrow.parquet as pq
 
     rows = sum(pq.read_metadata(p).num_rows for p in run.done().values())
@@ -233,13 +273,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--worlds", type=int, default=8)
     ap.add_argument("--early", nargs="+", default=list(CardLabelConfig.early))
     ap.add_argument("--shard-size", type=int, default=20)
+    ap.add_argument("--play", default="", metavar="SPEC",
+                    help="play this agent's cards instead of PIMC's (PIMC still labels every decision): "
+                         "the positions a student reaches, e.g. distilled")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--backend", choices=("local", "ray"), default="local")
     ap.add_argument("--address", default=None)
     a = ap.parse_args(argv)
     try:
         cfg = CardLabelConfig(n_games=a.games, seed=a.seed, worlds=a.worlds, early=tuple(a.early),
-                              shard_size=a.shard_size)
+                              shard_size=a.shard_size, play=a.play)
         out = generate_card_labels(a.out, cfg, workers=a.workers, backend=a.backend, address=a.address)
     except (ValueError, FileExistsError) as e:
         ap.error(str(e))

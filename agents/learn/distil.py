@@ -56,7 +56,7 @@ class DistilConfig:
         batch: rows per step.
         lr, weight_decay: AdamW's.
         policy_weight: weight of the policy loss beside the value loss.
-        val_games: games held out for validation (the last ones of the first run).
+        val_games: games held out for validation (the last ones of the last run).
         max_rows: use at most this many training rows (0: all).
         train_games: train on the first this many games not held out (0: all); the held-out
             games stay the same, so runs that differ only here share one validation set (a
