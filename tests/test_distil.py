@@ -337,8 +337,12 @@ def test_the_dagger_study_labels_where_each_round_s_network_plays(labels: Path, 
     """experiments/dagger_card_play.py, two tiny rounds: round 1's games are played by the
     shipped network, round 2's by round 1's; each network trains on every round's labels and
     the base run's, held out on the base run's last games."""
+    from experiments._runs import load_config
     from experiments.dagger_card_play import Config, run
 
+    shipped = load_config(Config, str(Path(__file__).resolve().parents[1] / "experiments" / "configs"
+                                      / "dagger_card_play.json"), {})
+    assert (shipped.rounds, shipped.games, shipped.train["val_games"]) == (1, 10000, 500)
     cfg = Config(base_labels=str(labels), student="distilled", rounds=2, seed=7, games=1, worlds=2,
                  early=["rule_based"], shard_size=1, workers=1, labels_root=str(tmp_path / "labels"),
                  train=dict(hidden=[16], sequence=False, epochs=1, batch=32, val_games=1, device="cpu", threads=1),
