@@ -220,6 +220,13 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
               ("pimc:worlds=32", "pimc:worlds=2"))),
     "python benchmarks/card_decisions.py":
         Run((("card_decisions.py", "card_decisions.py --games 2 --agents distilled rule_based --no-json"),)),
+    "skatsim card-labels --out runs/card_labels_dagger__33__w8__g10000 --games 10000 --seed 33 --worlds 8 "
+    "--workers 2 --play distilled": Long((("--games 10000", "--games 1"), ("--worlds 8", "--worlds 2"))),
+    "skatsim tournament distilled pimc:worlds=8 pimc:worlds=32 --deals 500 --seed 20261215 --workers 2 "
+    "--chunk-size 10 --out runs/distilled_pimc8_pimc32":
+        Long((("--deals 500", "--deals 1"), ("pimc:worlds=8", "pimc:worlds=2"), ("pimc:worlds=32", "pimc:worlds=3"))),
+    "python experiments/dagger_card_play.py --config experiments/configs/dagger_card_play.json":
+        Elsewhere("tests/test_distil.py::test_the_dagger_study_labels_where_each_round_s_network_plays"),
     # ISS records
     "skatsim import-iss games.sgf.bz2 --out data/iss": Run(setup=_iss_file),
     # Experiments
