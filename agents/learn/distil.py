@@ -40,7 +40,7 @@ import numpy as np
 from ..players.distilled import CANON, build_net, encode, play_order, save_card_model
 from .nets import lazy_torch as _torch
 
-__all__ = ["DistilConfig", "load_dataset", "Dataset", "split", "train", "evaluate_choices", "tie_table", "main"]
+__all__ = ["DistilConfig", "load_dataset", "Dataset", "split", "train", "evaluate_choices", "yardsticks", "tie_table", "main"]
 
 
 @dataclass(frozen=True)
@@ -186,6 +186,15 @@ def evaluate_choices(choice: np.ndarray, data: Dataset) -> dict[str, float]:
             "teacher": float((choice == data.chosen).mean())}
 
 
+def yardsticks(values: np.ndarray, policy: np.ndarray, data: Dataset) -> list[tuple[str, str, np.ndarray]]:
+    """The cards the network's choice is measured beside, as ``(log key, label, cards)``: its
+    policy alone, the rule-based card and PIMC's own card (regret 0 by definition). One list
+    for the training log and :func:`tie_table`."""
+    return [("policy_only", "policy only", choose(np.zeros_like(values), policy, data.legal, 1.0)),
+            ("rule_based", "rule-based card", data.rule_based),
+            ("teacher", "PIMC's card (the labels' own choice)", data.chosen)]
+
+
 def _device(name: str) -> str:
     torch = _torch()
     if name == "auto":
@@ -286,10 +295,8 @@ def train(cfg: DistilConfig, out: str | os.PathLike[str], *, progress: bool = Tr
         if len(va):
             line.update({f"net_{k}": x for k, x in evaluate_choices(choose(v, p, va.legal, cfg.tie), va).items()})
             line.update({f"value_only_{k}": x for k, x in evaluate_choices(choose(v, p, va.legal, 0.0), va).items()})
-            line.update({f"policy_only_{k}": x for k, x in
-                         evaluate_choices(choose(np.zeros_like(v), p, va.legal, 1.0), va).items()})
-            line.update({f"rule_based_{k}": x for k, x in evaluate_choices(va.rule_based, va).items()})
-            line.update({f"teacher_{k}": x for k, x in evaluate_choices(va.chosen, va).items()})
+            for key, _, cards in yardsticks(v, p, va):
+                line.update({f"{key}_{k}": x for k, x in evaluate_choices(cards, va).items()})
         save_card_model(net.cpu(), out / "model", {"arch": cfg.arch, "config": cfg.to_dict(), "epoch": epoch + 1,
                                                    "validation": line})
         net.to(device)
@@ -322,9 +329,7 @@ def tie_table(model: str | os.PathLike[str], ties: Sequence[float] = (0.0, 0.05,
     rows: list[dict[str, Any]] = [
         {"rule": f"value + {t:g} x policy", "tie": float(t), **evaluate_choices(choose(v, p, va.legal, t), va)}
         for t in ties]
-    rows.append({"rule": "policy only", **evaluate_choices(choose(np.zeros_like(v), p, va.legal, 1.0), va)})
-    rows.append({"rule": "rule-based card", **evaluate_choices(va.rule_based, va)})
-    rows.append({"rule": "PIMC's card (the labels' own choice)", **evaluate_choices(va.chosen, va)})
+    rows += [{"rule": label, **evaluate_choices(cards, va)} for _, label, cards in yardsticks(v, p, va)]
     for r in rows:
         r["rows"] = len(va)
     return rows
