@@ -40,7 +40,8 @@ import numpy as np
 from ..players.distilled import CANON, build_net, encode, play_order, save_card_model
 from .nets import lazy_torch as _torch
 
-__all__ = ["DistilConfig", "load_dataset", "Dataset", "split", "train", "evaluate_choices", "yardsticks", "tie_table", "main"]
+__all__ = ["DistilConfig", "load_dataset", "Dataset", "split", "train", "evaluate_choices", "yardsticks", "tie_table",
+           "main"]
 
 
 @dataclass(frozen=True)
