@@ -21,7 +21,8 @@ def add_compare(sub: "argparse._SubParsersAction[Any]") -> None:
     sp = sub.add_parser("compare", help="where the points go between two players, decision by decision",
                         description="A paired comparison of two players by decision: declares where the other "
                                     "passes, passes where the other declares, other contract, same contract, "
-                                    "defence, passed in; one duplicate tournament of A against B, or two runs "
+                                    "defence, passed in; one duplicate tournament of A against B (or of three "
+                                    "players: A and B trade seats, the third keeps its own), or two runs "
                                     "(A against a field, B against the same field on the same deals).")
     sp.add_argument("runs", nargs="+", metavar="RUN", help="one or two run directories (or games tables)")
     sp.add_argument("--players", nargs=2, metavar=("A", "B"), default=None,

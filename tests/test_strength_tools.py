@@ -109,6 +109,30 @@ def test_a_player_against_itself_differs_nowhere() -> None:
     assert (t.loc[t["pairs"] > 0, "mean"] == 0).all()
 
 
+def test_a_three_player_run_pairs_the_two_players_trading_seats() -> None:
+    """ABC and BAC: seat 0 compares a with b (seat 1 the reverse); the third keeps its seat."""
+    games = run_tournament(["rule_based", "random", "rule_based:max_bid=18"], n_deals=4, seed=5,
+                           progress=False).games
+    p = pairs_of(games, "rule_based", "random")
+    assert len(p) == 6 * 4  # every game holds both players once: one pair per game
+    assert (p["diff"] == p["sf_a"] - p["sf_b"]).all()
+    # each game with a in seat s: its partner has a and b traded, the third agent in place
+    by = {(int(g.deal_id), (g.agent_0, g.agent_1, g.agent_2)): g for g in games.itertuples()}
+    want = []
+    for (deal, agents), g in by.items():
+        s, q = agents.index("rule_based"), agents.index("random")
+        traded = list(agents)
+        traded[s], traded[q] = "random", "rule_based"
+        want.append((deal, s, float(getattr(g, f"sf_{s}")), float(getattr(by[(deal, tuple(traded))], f"sf_{s}"))))
+    assert sorted(want) == sorted(zip(p["deal_id"], p["seat"], p["sf_a"], p["sf_b"]))
+    # the mean difference per pair is the difference of the two players' mean scores
+    t = decision_breakdown(games, "rule_based", "random")
+    mean = {x: np.mean([getattr(g, f"sf_{s}") for g in games.itertuples() for s in range(3)
+                        if getattr(g, f"agent_{s}") == x]) for x in ("rule_based", "random")}
+    assert t.loc["total", "pairs"] == 24
+    assert t.loc["total", "per_pair"] == pytest.approx(mean["rule_based"] - mean["random"])
+
+
 def test_two_run_mode_pairs_the_player_against_the_same_field(rb_vs_random: pd.DataFrame) -> None:
     other = run_tournament(["rule_based:max_bid=18", "random"], n_deals=30, seed=11, progress=False).games
     t = decision_breakdown(rb_vs_random, "rule_based", "rule_based:max_bid=18", other)

@@ -18,7 +18,10 @@ category                     the swapped seat ...
 ===========================  ==========================================================
 
 Pairs come from one duplicate tournament of ``a`` against ``b`` (each arrangement with one
-seat swapped: ``ABA`` and ``BBA`` differ in seat 0 only), or from two runs on the same deals
+seat swapped: ``ABA`` and ``BBA`` differ in seat 0 only), from one tournament of three players
+(``a`` and ``b`` trade seats and the third keeps its seat: ``ABC`` and ``BAC``, seat 0 for
+``a`` against ``b``, seat 1 for the reverse; the swapped seat's opponents then differ by the
+other of the two), or from two runs on the same deals
 and arrangements, ``a`` against a field and ``b`` against the same field (then the
 arrangements where the player holds exactly one seat: the player in one seat, the field
 in the two others, minus the other player in the same seat on the same deal).
@@ -85,12 +88,15 @@ def pairs_of(games_a: "pd.DataFrame", a: str, b: str, games_b: "pd.DataFrame | N
     out: list[dict[str, Any]] = []
     if games_b is None:
         by = {(int(r["deal_id"]), tuple(r[f"agent_{s}"] for s in range(3))): r for _, r in games_a.iterrows()}
+        three = len({x for _, agents in by for x in agents}) >= 3
         for (deal, agents), ra in by.items():
             for s in range(3):
                 if agents[s] != a:
                     continue
                 other = list(agents)
                 other[s] = b
+                if three and b in agents:  # three players: a and b trade seats, the third stays
+                    other[agents.index(b)] = a
                 rb = by.get((deal, tuple(other)))
                 if rb is not None:
                     out.append(_pair(deal, s, ra, rb))
