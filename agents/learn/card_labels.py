@@ -142,13 +142,25 @@ class _Relabel:
         return int(self.mover.act(obs))
 
 
+_STUDENTS: dict[str, list[Any]] = {}
+
+
+def _students(spec: str) -> list[Any]:
+    """The three seats' ``play`` agents, built once per process (a table resets them before
+    every game; a network is not loaded again for each)."""
+    if spec not in _STUDENTS:
+        from ..arena.base import make_agent
+
+        _STUDENTS[spec] = [make_agent(spec) for _ in range(3)]
+    return _STUDENTS[spec]
+
+
 def _players(cfg: CardLabelConfig, early: str) -> tuple[list[Any], list[Any]]:
-    from ..arena.base import make_agent
     from ..players.compose import ComposedAgent
     from ..players.pimc import PIMCAgent
 
     searchers = [PIMCAgent(worlds=cfg.worlds, log=True) for _ in range(3)]
-    cards = [_Relabel(p, make_agent(cfg.play)) if cfg.play else p for p in searchers]
+    cards = [_Relabel(p, m) for p, m in zip(searchers, _students(cfg.play))] if cfg.play else searchers
     return [ComposedAgent(early=early, card_play=c) for c in cards], searchers
 
 
