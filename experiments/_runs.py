@@ -54,16 +54,24 @@ def write_summary(run_dir: Path, title: str, text: str) -> None:
     print(f"run directory: {run_dir}")
 
 
-def study_main(cls: type, run: Any, doc: str, argv: list[str] | None, overrides: tuple[str, ...]) -> int:
+def study_main(cls: type, run: Any, doc: str, argv: list[str] | None, overrides: tuple[str, ...],
+               resume: bool = False) -> int:
     """The command line every study shares: ``--config FILE``, ``--out ROOT`` and the
-    given override flags (``n_deals`` -> ``--n-deals``)."""
+    given override flags (``n_deals`` -> ``--n-deals``); with ``resume``, ``--resume RUN``
+    (a run directory of the study to go on with, passed to ``run``)."""
     import argparse
 
     p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("--config", help="JSON config (fields of the study's Config)")
     p.add_argument("--out", help="the folder of run directories (default: runs/ in the current folder)")
+    if resume:
+        p.add_argument("--resume", help="a run directory of this study to go on with (what it holds is kept)")
     for name in overrides:
         p.add_argument("--" + name.replace("_", "-"), dest=name, type=int, help=f"override {name}")
     a = p.parse_args(argv)
-    run(load_config(cls, a.config, {k: getattr(a, k) for k in overrides}), a.out)
+    cfg = load_config(cls, a.config, {k: getattr(a, k) for k in overrides})
+    if resume:
+        run(cfg, a.out, a.resume)
+    else:
+        run(cfg, a.out)
     return 0

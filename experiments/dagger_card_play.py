@@ -30,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from experiments._runs import load_config, make_run_dir, write_config, write_summary  # noqa: E402
+from experiments._runs import make_run_dir, study_main, write_config, write_summary  # noqa: E402
 
 
 @dataclass
@@ -94,16 +94,7 @@ def run(cfg: Config, root: str | None = None, resume: str | None = None) -> Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    p.add_argument("--config", help="JSON config (fields of Config)")
-    p.add_argument("--out", help="the folder of run directories (default: runs/ in the current folder)")
-    p.add_argument("--resume", help="a run directory of this study to go on with (labels and training resume)")
-    p.add_argument("--games", type=int, help="override games per round")
-    a = p.parse_args(argv)
-    run(load_config(Config, a.config, {"games": a.games}), a.out, a.resume)
-    return 0
+    return study_main(Config, run, __doc__ or "", argv, ("games",), resume=True)
 
 
 if __name__ == "__main__":
