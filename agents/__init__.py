@@ -100,6 +100,9 @@ def _pimc_docs() -> dict[str, str]:
         "inference_eps": "weight factor of a call the rule-based model would not have made",
         "card_eps": "with inference: weight factor of a card the rule-based model would not have played (1: off)",
         "oversample": "candidate worlds drawn per world kept when inferring",
+        "card_model": "weigh the worlds by the others' cards under a card network's policy: 'distilled' or a "
+                      "checkpoint path ('': off)",
+        "card_alpha": "exponent of the card network's likelihood (below 1: flatter weights)",
         "node_limit": "search nodes per world and decision (0: none); worlds over it are dropped",
         "log": "keep a record per searched decision",
         "tt_bits": "log2 of the solver's transposition-table entries",
@@ -121,6 +124,7 @@ def _pimc_checks() -> dict[str, Any]:
             "time_budget": lambda v: None if v is None or v > 0 else "a positive number of seconds",
             "exact_tricks": count(0, 10), "inference_eps": in_range(0, 1, "a weight factor"),
             "card_eps": lambda v: None if 0 < v <= 1 else "a weight factor in (0, 1]",
+            "card_alpha": lambda v: None if 0 < v <= 4 else "an exponent in (0, 4]",
             "oversample": count(1, 1000), "node_limit": count(0, 10**12), "tt_bits": count(10, 30)}
 
 

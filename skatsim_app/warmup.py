@@ -128,6 +128,9 @@ def _agents() -> None:
              "skat_search": "skat_search:worlds=2,finalists=1,final_worlds=2,discards=2"}
     for name in list_agents():
         agent_api_test(cheap.get(name, name), n_deals=2, seed=1, hidden_deals=1, n_worlds=2)
+    # PIMC's inference: the auction's and the card network's replays of the worlds
+    agent_api_test("pimc:worlds=2,inference=true,card_eps=0.5,card_model=distilled", n_deals=2, seed=1,
+                   hidden_deals=1, n_worlds=2)
 
 
 def _tournament() -> None:

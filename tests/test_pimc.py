@@ -199,3 +199,96 @@ def test_bid_worlds_sets_the_simulation_bidders_sample():
     assert PIMCAgent(worlds=16, bidding="simulation")._sim_bidder.worlds == 16
     with pytest.raises(ValueError, match="bid_worlds"):
         PIMCAgent(bidding="simulation", bid_worlds=0)
+
+
+def _card_play_prefix(seed: int, cards: int):
+    """A rule-based game of ``seed`` replayed up to ``cards`` cards into its card play, with
+    every card decision made with a choice so far: (seat, that seat's view, card, cards before)."""
+    from agents import play_game
+
+    s = play_game([RuleBasedAgent(), RuleBasedAgent(), RuleBasedAgent()], seed=seed)
+    if s.contract is None or s.game_type is None or s.game_type > 5:
+        return None
+    moves = s.history()
+    first = next(i for i, (_, _, ph) in enumerate(s.phase_history()) if ph == "play")
+    t = type(s).new_game(seed=s.seed)
+    seen = []
+    for i, a in enumerate(moves[:first + cards]):
+        p = t.current_player()
+        if i >= first and len(t.legal_actions()) > 1:
+            seen.append((p, t.observation(p).view.copy(), a, i - first))
+        t.apply_action(a)
+    return t, seen
+
+
+@pytest.mark.parametrize("cards", [4, 17])
+def test_card_positions_replay_the_other_seats_views_at_their_card_choices(cards):
+    """In the true world the compiled replay records exactly the other seats' card decisions
+    with a choice, each with the view that seat had, the card and the rule-based card (the
+    same card: every seat here is the rule-based player)."""
+    from agents.players.pimc_inference import MAX_OTHER_CARDS, _dealt_worlds, card_positions, public_actions
+    from skatsim.kernels import game as G
+
+    params = RuleBasedAgent().param_row
+    checked = 0
+    for seed in range(25):
+        got = _card_play_prefix(seed, cards)
+        if got is None:
+            continue
+        t, seen = got
+        me = t.current_player()
+        o = t.observation(me)
+        true = np.array([[t.hand_mask(0), t.hand_mask(1), t.hand_mask(2), t.skat_mask()]])
+        dealt, _ = _dealt_worlds(o, true)
+        m = MAX_OTHER_CARDS
+        views = np.zeros((1, m, G.N_FIELDS), np.int64)
+        seats, ntok, played, rbs, legal = (np.zeros((1, m), np.int64) for _ in range(5))
+        count = np.zeros(1, np.int64)
+        card_positions(dealt, public_actions(o, cards=True), np.int64(me), params, np.int64(o.view[G.F_OPTIONS]),
+                       views, seats, ntok, played, rbs, legal, count)
+        want = [x for x in seen if x[0] != me]
+        assert count[0] == len(want)
+        for k, (p, view, a, before) in enumerate(want):
+            assert (seats[0, k], played[0, k], ntok[0, k], rbs[0, k]) == (p, a, before, a)
+            assert (legal[0, k] >> a) & 1
+            if p != t.declarer or me == t.declarer or not t.skat_picked_up:
+                assert (views[0, k] == view).all()  # a defender cannot tell the found skat from the pile
+            else:
+                assert views[0, k, G.F_HAND0 + p] == view[G.F_HAND0 + p]
+        checked += len(want)
+    assert checked > 40
+
+
+def test_the_card_network_finds_the_true_world_likelier_than_sampled_ones():
+    """Policy-based inference: with rule-based players (whose card the network sees), the
+    cards actually played are likelier in the true world than in most sampled worlds, and a
+    world that contradicts the play has no likelihood."""
+    from agents.players.pimc import _card_net
+    from agents.players.pimc_inference import card_log_likelihoods
+
+    params = RuleBasedAgent().param_row
+    net = _card_net("distilled")
+    above = total = 0
+    for seed in range(12):
+        got = _card_play_prefix(seed, 14)
+        if got is None:
+            continue
+        t, _ = got
+        o = t.observation(t.current_player())
+        true = np.array([[t.hand_mask(0), t.hand_mask(1), t.hand_mask(2), t.skat_mask()]])
+        worlds = sample_worlds(InfoState.from_observation(o), 32, seed)
+        ll = card_log_likelihoods(o, np.concatenate([true, worlds]), net, params)
+        assert np.isfinite(ll).all() and (ll <= 0).all()
+        above += int((ll[0] >= ll[1:]).mean() > 0.5)
+        total += 1
+    assert total >= 8 and above >= total - 1
+
+
+def test_pimc_with_a_card_model_plays_legal_cards_and_is_deterministic():
+    from agents import play_game
+
+    a = [play_game([PIMCAgent(worlds=8, card_model="distilled"), RuleBasedAgent(), RuleBasedAgent()], seed=5).history()
+         for _ in range(2)]
+    assert a[0] == a[1]
+    with pytest.raises(ValueError, match="card_alpha"):
+        PIMCAgent(card_model="distilled", card_alpha=0)

@@ -222,8 +222,8 @@ def encode(views: np.ndarray, seats: Sequence[int], seqs: Sequence[Sequence[int]
     return flat, tokens
 
 
-def encode_observation(obs: "Observation", rule_based: int = -1) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`encode` of one observation (its view, seat and the tricks so far)."""
+def played_sequence(obs: "Observation") -> tuple[list[int], list[int]]:
+    """The cards played so far in order, and the seat that played each."""
     seq: list[int] = []
     who: list[int] = []
     for leader, cards, _ in obs.tricks:
@@ -233,6 +233,12 @@ def encode_observation(obs: "Observation", rule_based: int = -1) -> tuple[np.nda
         lead = obs.trick_leader if obs.trick_leader is not None else 0
         seq += list(obs.current_trick)
         who += [(lead + j) % 3 for j in range(len(obs.current_trick))]
+    return seq, who
+
+
+def encode_observation(obs: "Observation", rule_based: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode` of one observation (its view, seat and the tricks so far)."""
+    seq, who = played_sequence(obs)
     return encode(obs.view[None, :], [obs.seat], [seq], [who], [rule_based])
 
 

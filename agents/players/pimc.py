@@ -138,6 +138,12 @@ class PIMCAgent:
         card_eps: with ``inference``, the weight factor of a card another seat played that the
             rule-based model would not have played (1: the cards are not weighed).
         oversample: candidate worlds drawn per world kept when inferring.
+        card_model: weigh the worlds by the other seats' cards under a learned policy
+            (:func:`agents.players.pimc_inference.card_log_likelihoods`): ``"distilled"``
+            (the shipped card network) or a card-network checkpoint path; ``""``: off. Works
+            with or without ``inference`` (which weighs the auction).
+        card_alpha: the exponent of that likelihood (below 1 flattens it: more distinct
+            worlds survive the draw).
         node_limit: search nodes per world and decision (0: no limit); a world that needs
             more is dropped from that decision (the few borderline worlds that make the
             solver's time tail: at trick 1 about 7% of the worlds at 300,000 nodes).
@@ -152,6 +158,7 @@ class PIMCAgent:
     def __init__(self, worlds: int = 32, rule: str = "wins", time_budget: float | None = None,
                  exact_tricks: int = 4, enumerate: bool = True, bidding: str = "rule_based",
                  inference: bool = False, inference_eps: float = 0.2, card_eps: float = 1.0, oversample: int = 4,
+                 card_model: str = "", card_alpha: float = 1.0,
                  node_limit: int = 300_000, log: bool = False, tt_bits: int = 18, bid_worlds: int | None = None,
                  **rule_based: Any) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 10_000:
@@ -179,6 +186,14 @@ class PIMCAgent:
             raise ValueError(f"node_limit must be a non-negative int (0: no limit), got {node_limit!r}")
         self.node_limit = int(node_limit)
         self.inference = bool(inference)
+        if not isinstance(card_model, str):
+            raise TypeError(f"card_model must be a string ('' , 'distilled' or a checkpoint path), got {card_model!r}")
+        if isinstance(card_alpha, bool) or not isinstance(card_alpha, (int, float)) or not 0.0 < card_alpha <= 4.0:
+            raise ValueError(f"card_alpha must be a number in (0, 4], got {card_alpha!r}")
+        self.card_model = card_model
+        self.card_alpha = float(card_alpha)
+        if card_model:
+            _card_net(card_model)  # a missing or foreign checkpoint fails here, not at the first card
         self.inference_eps = float(inference_eps)
         self.oversample = int(oversample)
         self.log = bool(log)
@@ -258,12 +273,13 @@ class PIMCAgent:
         worlds = enumerate_worlds(info, self.worlds) if self.enumerate else None
         enumerated = worlds is not None
         weights = None
+        infers = self.inference or bool(self.card_model)
         if worlds is None:
-            if self.inference:
+            if infers:
                 worlds = self._inferred_sample(obs, info, t0)
             else:
                 worlds = self._sample(info, t0)
-        elif self.inference:
+        elif infers:
             weights = self._weights(obs, worlds)
         dropped = 0
         kept_weight = 0.0
@@ -328,9 +344,19 @@ class PIMCAgent:
         return vals[keep], keep
 
     def _weights(self, obs: "Observation", worlds: np.ndarray) -> np.ndarray | None:
-        from .pimc_inference import weigh_worlds
+        """The worlds' weights: the auction's (and the rule-based cards') likelihood with
+        ``inference``, times the card network's likelihood of the cards with ``card_model``."""
+        from .pimc_inference import card_log_likelihoods, weigh_worlds
 
-        w = weigh_worlds(obs, worlds, self._delegate.param_row, self.inference_eps, self.card_eps)
+        w = np.ones(len(worlds))
+        if self.inference:
+            w = weigh_worlds(obs, worlds, self._delegate.param_row, self.inference_eps, self.card_eps)
+        if self.card_model:
+            ll = self.card_alpha * card_log_likelihoods(obs, worlds, _card_net(self.card_model),
+                                                        self._delegate.param_row)
+            ll[w <= 0] = -np.inf
+            if np.isfinite(ll).any():
+                w = w * np.exp(ll - ll[np.isfinite(ll)].max())
         return w if w.sum() > 0 else None
 
     def _inferred_sample(self, obs: "Observation", info: InfoState, t0: float) -> np.ndarray:
@@ -360,13 +386,29 @@ class PIMCAgent:
             return None
         k = (f"pimc:worlds={self.worlds},rule={self.rule},exact_tricks={self.exact_tricks},"
              f"enumerate={self.enumerate},inference={self.inference},eps={self.inference_eps:g},"
-             f"card_eps={self.card_eps:g},"
+             f"card_eps={self.card_eps:g},card_model={self.card_model},card_alpha={self.card_alpha:g},"
              f"oversample={self.oversample},node_limit={self.node_limit},tt={self._solver.tt_slots},"
              f"bidding={self.bidding}|{rb[0]}")
         return (k, k, rb[2])
 
     def __repr__(self) -> str:
         return f"PIMCAgent(worlds={self.worlds}, rule={self.rule!r}, bidding={self.bidding!r})"
+
+
+_CARD_NETS: dict[str, Any] = {}
+
+
+def _card_net(name: str) -> Any:
+    """The card network ``name`` names (``"distilled"``: the shipped one), loaded once per
+    process and shared: inference only reads it, and an agent keeps the name only (a
+    tournament copies its agents for every game)."""
+    if name not in _CARD_NETS:
+        from ..learn.nets import lazy_torch
+        from .distilled import load_card_model
+
+        _CARD_NETS[name] = load_card_model(None if name == "distilled" else name)
+        lazy_torch().set_num_threads(1)
+    return _CARD_NETS[name]
 
 
 def _values_of(rec: dict[str, Any], legal: "Sequence[int]") -> "ActionValues":

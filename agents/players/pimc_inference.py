@@ -15,26 +15,31 @@ weight is the mean over the 66 possibilities (the exact marginal likelihood unde
 uniform skat).
 
 Only bidding, the skat decision, the discard (when the observer is the declarer nothing is
-inferred there) and the declaration are used; card play is already constrained exactly by
-the voids.
+inferred there) and the declaration are used by :func:`weigh_worlds` (with ``eps_cards`` the
+rule-based model's cards too). :func:`card_log_likelihoods` weighs the card play by a learned
+policy instead (policy-based inference, Solinas et al. 2019): in each world, every card another
+seat chose among two or more is scored by the distilled card network's policy for that seat's
+view there (:mod:`agents.players.distilled`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import njit
 
 from skatsim.actions import DECLARE_BASE, HAND, PICKUP, string_to_action
 from skatsim.contracts import DECLARATIONS, Contract
+from skatsim.bits import popcount
 from skatsim.kernels import game as G
 from skatsim.kernels.policies import POLICY_RULE_BASED, policy_act
 
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
-__all__ = ["public_actions", "world_weights", "weigh_worlds"]
+__all__ = ["public_actions", "world_weights", "weigh_worlds", "card_positions", "card_log_likelihoods",
+           "MAX_OTHER_CARDS"]
 
 _DECL_OF_CODE = {c: DECLARE_BASE + i for i, c in enumerate(DECLARATIONS)}
 HIDDEN_DISCARD = -1
@@ -149,13 +154,11 @@ def world_weights(dealt, actions, me, params, eps, options, marginal_seat, out, 
         out[i] = total / n * (cards_w if cards_w >= 0.0 else 1.0)
 
 
-def weigh_worlds(obs: "Observation", worlds: np.ndarray, params: np.ndarray, eps: float,
-                 eps_cards: float = 1.0) -> np.ndarray:
-    """Weights of ``worlds`` (``(n, 4)``: hands now and the skat pile, as sampled) for
-    ``obs.seat``: the dealt hands are the hands now plus the cards each seat played; a
-    declarer who picked up found the pile (his discards) in the skat unless the observer
-    is that declarer (then the true dealt skat is known). ``eps_cards < 1`` weighs the other
-    seats' cards too (:func:`world_weights`)."""
+def _dealt_worlds(obs: "Observation", worlds: np.ndarray) -> tuple[np.ndarray, int]:
+    """The dealt hands and skat of ``worlds`` (hands now and the skat pile, as sampled): each
+    seat's hand now plus the cards it played; a declarer who picked up and is the observer
+    found the true dealt skat and put away his known discards. Also the seat whose dealt skat
+    is unknown (a declarer who picked up, seen by a defender: his pile stands in for it), or -1."""
     v = obs.view
     dealt = np.array(worlds, dtype=np.int64, copy=True)
     for q in range(3):
@@ -167,11 +170,131 @@ def weigh_worlds(obs: "Observation", worlds: np.ndarray, params: np.ndarray, eps
             found = int(v[G.F_DEALT_SKAT])
             dealt[:, d] = (dealt[:, d] | dealt[:, 3]) & ~found
             dealt[:, 3] = found
-        else:  # which two of his twelve cards were the skat is unknown: average over them
+        else:
             marginal = d
+    return dealt, marginal
+
+
+def weigh_worlds(obs: "Observation", worlds: np.ndarray, params: np.ndarray, eps: float,
+                 eps_cards: float = 1.0) -> np.ndarray:
+    """Weights of ``worlds`` (``(n, 4)``: hands now and the skat pile, as sampled) for
+    ``obs.seat``: the dealt hands are the hands now plus the cards each seat played; a
+    declarer who picked up found the pile (his discards) in the skat unless the observer
+    is that declarer (then the true dealt skat is known); otherwise which two of his twelve
+    cards were the skat is averaged over. ``eps_cards < 1`` weighs the other seats' cards too
+    (:func:`world_weights`)."""
+    dealt, marginal = _dealt_worlds(obs, worlds)
     acts = public_actions(obs, cards=eps_cards < 1.0)
     out = np.empty(len(dealt), dtype=np.float64)
     world_weights(dealt, acts, obs.seat, np.array(params, dtype=np.float64), float(eps),  # writable: one signature
-                  int(v[G.F_OPTIONS]), marginal, out, float(eps_cards))
+                  int(obs.view[G.F_OPTIONS]), marginal, out, float(eps_cards))
     return out
 
+
+#: The most card decisions of the other two seats a world's card play can hold before the
+#: observer's: ten tricks, two of them each.
+MAX_OTHER_CARDS = 20
+
+
+@njit(cache=True)
+def card_positions(dealt, actions, me, params, options, views, seats, ntok, played, rbs, legal, count) -> None:
+    """Replay ``actions`` (the public history, cards included) in each world ``dealt[i]`` and
+    record every card another seat than ``me`` played with a choice (two or more legal cards):
+    that seat's masked view before the card (``views[i, k]``), the seat, the number of cards
+    played before it, the card, the rule-based card there (``params``) and the legal cards'
+    mask. ``count[i]``: the positions recorded, ``-1`` when the world cannot carry the history.
+    A declarer's discards hidden from ``me`` are the world's pile, which then is also the
+    skat he found (the cards he plays are those of the world either way)."""
+    st = np.zeros(G.N_FIELDS, dtype=np.int64)
+    view = np.zeros(G.N_FIELDS, dtype=np.int64)
+    for i in range(dealt.shape[0]):
+        G.init_state(st, dealt[i, 0], dealt[i, 1], dealt[i, 2], dealt[i, 3], options)
+        pile = dealt[i, 3]
+        n = 0
+        t = 0
+        ok = True
+        for k in range(actions.shape[0]):
+            a = actions[k]
+            p = st[G.F_PLAYER]
+            if a == HIDDEN_DISCARD:
+                hand = st[G.F_HAND0 + st[G.F_DECLARER]]
+                c = 0
+                while c < 32 and not ((pile >> c) & 1 and (hand >> c) & 1):
+                    c += 1
+                if c == 32:
+                    ok = False
+                    break
+                pile ^= np.int64(1) << c
+                a = c
+            elif st[G.F_PHASE] == G.PH_PLAY:
+                if p != me:
+                    _, lo, _ = G.legal_set(st)
+                    if popcount(lo) > 1 and (lo >> a) & 1 and n < views.shape[1]:
+                        G.mask_view(st, p, view)
+                        for f in range(view.shape[0]):
+                            views[i, n, f] = view[f]
+                        seats[i, n] = p
+                        ntok[i, n] = t
+                        played[i, n] = a
+                        legal[i, n] = lo
+                        rbs[i, n] = _rule_based(view, p, params)
+                        n += 1
+                t += 1
+            if not G.is_legal(st, a):
+                ok = False
+                break
+            G.apply_action(st, a)
+        count[i] = n if ok else -1
+
+
+def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, params: np.ndarray,
+                         mix: float = 0.1) -> np.ndarray:
+    """Log-likelihood of the other seats' cards in each of ``worlds`` (``(n, 4)``, as sampled)
+    under the card network ``model`` (a :class:`agents.players.distilled.CardModel`): the sum,
+    over every card another seat chose among two or more, of ``log((1 - mix) pi + mix / k)``
+    with ``pi`` the network's policy probability of that card among the ``k`` legal ones in
+    that seat's view of the world (``mix`` keeps a world the network finds unlikely alive).
+    ``-inf`` for a world that cannot carry the history."""
+    from .distilled import CANON, MAX_TOKENS, N_FLAT, SEAT_PERM, SUIT_PERM, _encode_many, played_sequence
+
+    dealt, _ = _dealt_worlds(obs, worlds)
+    acts = public_actions(obs, cards=True)
+    n = len(dealt)
+    m = MAX_OTHER_CARDS
+    views = np.zeros((n, m, G.N_FIELDS), np.int64)
+    seats = np.zeros((n, m), np.int64)
+    ntok = np.zeros((n, m), np.int64)
+    played = np.zeros((n, m), np.int64)
+    rbs = np.zeros((n, m), np.int64)
+    legal = np.zeros((n, m), np.int64)
+    count = np.zeros(n, np.int64)
+    card_positions(dealt, acts, np.int64(obs.seat), np.array(params, dtype=np.float64), np.int64(obs.view[G.F_OPTIONS]),
+                   views, seats, ntok, played, rbs, legal, count)
+    out = np.where(count < 0, -np.inf, 0.0)
+    keep = np.arange(m)[None, :] < count[:, None]
+    if not keep.any():
+        return out
+    world = np.nonzero(keep)[0]
+    seq, who = played_sequence(obs)
+    r = len(world)
+    tok_cards = np.zeros((r, MAX_TOKENS), np.int64)
+    tok_who = np.zeros((r, MAX_TOKENS), np.int64)
+    k = min(len(seq), MAX_TOKENS)
+    tok_cards[:, :k] = seq[:k]
+    tok_who[:, :k] = who[:k]
+    flat = np.empty((r, N_FLAT), np.float32)
+    tokens = np.empty((r, MAX_TOKENS, 4), np.int64)
+    _encode_many(views[keep], seats[keep], tok_cards, tok_who, ntok[keep], rbs[keep], SUIT_PERM, SEAT_PERM, CANON,
+                 flat, tokens)
+    _, logits = model.outputs(flat, tokens)
+    g = int(obs.game_type or 0)
+    logits = logits[:, CANON[g]]  # per real card
+    lm = ((legal[keep][:, None] >> np.arange(32)[None, :]) & 1).astype(bool)
+    z = np.where(lm, logits, -np.inf)
+    z = z - z.max(axis=1, keepdims=True)
+    pi = np.exp(z)
+    pi /= pi.sum(axis=1, keepdims=True)
+    p = pi[np.arange(r), played[keep]]
+    ll = np.log((1.0 - mix) * p + mix / lm.sum(axis=1))
+    np.add.at(out, world, ll)
+    return out
