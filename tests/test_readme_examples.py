@@ -235,6 +235,8 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Long((("pimc_worlds_sweep.json", "pimc_worlds_sweep.json --n-deals 1"),)),
     ".venv/bin/python experiments/solver_time_by_trick.py --config experiments/configs/solver_time_by_trick.json":
         Run((("solver_time_by_trick.json", "solver_time_by_trick.json --n-deals 2"),)),
+    ".venv/bin/python experiments/card_inference.py --config experiments/configs/card_inference.json":
+        Run((("card_inference.json", "card_inference.json --n-games 3"),)),
     ".venv/bin/python experiments/solver_time_by_trick.py --config experiments/configs/solver_time_by_trick.json "
     "--n-deals 20": Run((("--n-deals 20", "--n-deals 2"),)),
     # docs/dmc.md
