@@ -78,6 +78,20 @@ def _rule_based(view, p, params):
 
 
 @njit(cache=True)
+def _pile_card(st, pile) -> int:
+    """The lowest card of the world's ``pile`` that the declarer holds (his next hidden
+    discard), or -1."""
+    hand = st[G.F_HAND0 + st[G.F_DECLARER]]
+    both = pile & hand
+    if both == 0:
+        return -1
+    c = 0
+    while not (both >> c) & 1:
+        c += 1
+    return c
+
+
+@njit(cache=True)
 def _replay_weight(st, view, h0, h1, h2, skat, actions, me, params, eps, eps_cards, options, what) -> float:
     """Replay ``actions`` from a dealt world; multiply the weight by ``eps`` for each call of
     another seat before the card play that the rule-based model would not have made, and by
@@ -90,12 +104,10 @@ def _replay_weight(st, view, h0, h1, h2, skat, actions, me, params, eps, eps_car
         p = st[G.F_PLAYER]
         ph = st[G.F_PHASE]
         if a == HIDDEN_DISCARD:  # the declarer discards: take the world's pile, in order
-            hand = st[G.F_HAND0 + st[G.F_DECLARER]]
-            c = 0
-            while not ((pile >> c) & 1 and (hand >> c) & 1):
-                c += 1
-            pile ^= 1 << c
-            a = c
+            a = _pile_card(st, pile)
+            if a < 0:
+                return 0.0
+            pile ^= np.int64(1) << a
         elif p != me and ph != G.PH_DISCARD and ph != G.PH_KONTRA:
             if ph == G.PH_PLAY:
                 if what != 1 and eps_cards < 1.0 and st[G.F_GAME] <= 5:
@@ -217,15 +229,11 @@ def card_positions(dealt, actions, me, params, options, views, seats, ntok, play
             a = actions[k]
             p = st[G.F_PLAYER]
             if a == HIDDEN_DISCARD:
-                hand = st[G.F_HAND0 + st[G.F_DECLARER]]
-                c = 0
-                while c < 32 and not ((pile >> c) & 1 and (hand >> c) & 1):
-                    c += 1
-                if c == 32:
+                a = _pile_card(st, pile)
+                if a < 0:
                     ok = False
                     break
-                pile ^= np.int64(1) << c
-                a = c
+                pile ^= np.int64(1) << a
             elif st[G.F_PHASE] == G.PH_PLAY:
                 if p != me:
                     _, lo, _ = G.legal_set(st)
