@@ -236,11 +236,13 @@ register("compose", "agents.players.compose:ComposedAgent", _compose_docs,
 
 
 register("expert", "agents.players.compose:expert",
-         {"worlds": "PIMC worlds per card decision", "inference": "PIMC's worlds weighed by the auction"},
-         defaults={"worlds": 32, "inference": False},
+         {"worlds": "PIMC worlds per card decision", "inference": "PIMC's worlds weighed by the auction",
+          "card_inference": "PIMC's worlds weighed by the distilled card network's model of the others' cards"},
+         defaults={"worlds": 32, "inference": False, "card_inference": True},
          checks=lambda: {"worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000"},
-         doc="the strongest composition measured: the neural bidder's early decisions + PIMC card play "
-             "(compose:early=neural_bidder,card_play=pimc(worlds=32))")
+         doc="the strongest composition measured: the neural bidder's early decisions + PIMC card play whose "
+             "worlds the distilled card network weighs "
+             "(compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled,card_alpha=0.5,oversample=8))")
 
 
 def _distilled_defaults() -> dict[str, Any]:

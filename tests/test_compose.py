@@ -258,8 +258,10 @@ def test_action_values_are_the_deciding_parts() -> None:
     assert make_agent(spec).action_values(SkatState.new_game(seed=1).observation(1)) is None
 
 
-@pytest.mark.parametrize("params, card_play", [("worlds=2", "pimc(worlds=2)"),
-                                               ("worlds=2,inference=true", "pimc(worlds=2,inference=true)")])
+@pytest.mark.parametrize("params, card_play", [
+    ("worlds=2", "pimc(worlds=2,card_model=distilled,card_alpha=0.5,oversample=8)"),
+    ("worlds=2,card_inference=false", "pimc(worlds=2)"),
+    ("worlds=2,inference=true,card_inference=false", "pimc(worlds=2,inference=true)")])
 def test_expert_is_the_composition_it_names(params: str, card_play: str) -> None:
     e = make_agent(f"expert:{params}")
     c = make_agent(f"compose:early=neural_bidder,card_play={card_play}")

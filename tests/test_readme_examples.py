@@ -245,11 +245,20 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "python experiments/dmc_pool.py --players dmc dmc:trust=15 --deals 2000 --slow-deals 300 --chunk 10 --seed 20260":
         Long((("--deals 2000 --slow-deals 300 --chunk 10", "--deals 2 --slow-deals 1 --chunk 1 --pool rule_based"),)),
     # Playing strength
-    "skatsim tournament expert pimc:worlds=32 rule_based --deals 300 --seed 20261205 --out runs/strength":
-        Long((("--deals 300", "--deals 1"), ("expert pimc:worlds=32", "expert:worlds=2 pimc:worlds=2"))),
-    "skatsim tournament expert pimc:worlds=32 --deals 1000 --seed 20261209 --chunk-size 20 --workers 2 "
-    "--out runs/expert_vs_pimc32":
-        Long((("--deals 1000", "--deals 1"), ("expert pimc:worlds=32", "expert:worlds=2 pimc:worlds=2"))),
+    "skatsim tournament expert:card_inference=false pimc:worlds=32 rule_based --deals 300 --seed 20261205 "
+    "--out runs/strength":
+        Long((("--deals 300", "--deals 1"), ("expert:card_inference=false pimc:worlds=32",
+                                             "expert:worlds=2,card_inference=false pimc:worlds=2"))),
+    "skatsim tournament expert:card_inference=false pimc:worlds=32 --deals 1000 --seed 20261209 --chunk-size 20 "
+    "--workers 2 --out runs/expert_vs_pimc32":
+        Long((("--deals 1000", "--deals 1"), ("expert:card_inference=false pimc:worlds=32",
+                                              "expert:worlds=2,card_inference=false pimc:worlds=2"))),
+    **{"skatsim tournament \"compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled,"
+       f"card_alpha=0.5,oversample=8)\" expert:card_inference=false --deals 500 --seed {seed} --chunk-size 10 --workers 2 "
+       f"--out runs/card_inference_{ab}":
+       Long((("--deals 500", "--deals 1"), ("pimc(worlds=32", "pimc(worlds=2"),
+             ("expert:card_inference=false", "expert:worlds=2,card_inference=false")))
+       for seed, ab in ((20261219, "a"), (20261220, "b"))},
     "skatsim compare runs/expert_vs_pimc32": Run(setup=_compare_runs),
     # docs/strength.md
     'skatsim tournament "compose:early=neural_bidder,card_play=pimc(worlds=32)" pimc:worlds=32 --deals 200':

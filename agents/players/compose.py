@@ -193,19 +193,29 @@ class ComposedAgent:
         return "ComposedAgent(" + ", ".join(f"{'+'.join(p)}={k}" for k, p in groups.items()) + ")"
 
 
-def expert(worlds: int = 32, inference: bool = False) -> ComposedAgent:
+#: PIMC's card-network inference in ``expert`` (measured on 1,000 boards, docs/strength.md)
+EXPERT_CARD_INFERENCE = "card_model=distilled,card_alpha=0.5,oversample=8"
+
+
+def expert(worlds: int = 32, inference: bool = False, card_inference: bool = True) -> ComposedAgent:
     """The registry's ``expert``: the strongest composition measured so far, the neural
     bidder's early decisions (bidding, skat, discard, declaration, Kontra/Re) with PIMC card
-    play over ``worlds`` worlds (``inference``: PIMC's worlds weighed by the auction). The
-    same player as ``compose:early=neural_bidder,card_play=pimc(worlds=32)``; what each part
-    is worth is in docs/strength.md.
+    play over ``worlds`` worlds whose worlds are weighed by the distilled card network's model
+    of the others' cards (``card_inference``, :data:`EXPERT_CARD_INFERENCE`; ``False``: uniform
+    worlds, the ``expert`` measured before 2026-12-06's tenth session) and, with ``inference``,
+    by the auction. The same player as
+    ``compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled,card_alpha=0.5,oversample=8)``;
+    what each part is worth is in docs/strength.md.
 
     >>> e = expert(worlds=8)
     >>> e.name, e.parts["bidding"], e.parts["defender_play"]
-    ('expert', 'neural_bidder', 'pimc:worlds=8')
+    ('expert', 'neural_bidder', 'pimc:card_alpha=0.5,card_model=distilled,oversample=8,worlds=8')
+    >>> expert(worlds=8, card_inference=False).parts["declarer_play"]
+    'pimc:worlds=8'
     """
-    play = f"pimc(worlds={int(worlds)}" + (",inference=true)" if inference else ")")
-    agent = ComposedAgent(early="neural_bidder", card_play=play)
+    opts = [f"worlds={int(worlds)}"] + (["inference=true"] if inference else []) \
+        + ([EXPERT_CARD_INFERENCE] if card_inference else [])
+    agent = ComposedAgent(early="neural_bidder", card_play=f"pimc({','.join(opts)})")
     agent.name = "expert"
     return agent
 
