@@ -292,3 +292,5 @@ def test_pimc_with_a_card_model_plays_legal_cards_and_is_deterministic():
     assert a[0] == a[1]
     with pytest.raises(ValueError, match="card_alpha"):
         PIMCAgent(card_model="distilled", card_alpha=0)
+    with pytest.raises(ValueError, match="no card-network checkpoint at"):
+        PIMCAgent(card_model="no/such/model")

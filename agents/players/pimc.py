@@ -187,7 +187,7 @@ class PIMCAgent:
         self.node_limit = int(node_limit)
         self.inference = bool(inference)
         if not isinstance(card_model, str):
-            raise TypeError(f"card_model must be a string ('' , 'distilled' or a checkpoint path), got {card_model!r}")
+            raise TypeError(f"card_model must be a string ('', 'distilled' or a checkpoint path), got {card_model!r}")
         if isinstance(card_alpha, bool) or not isinstance(card_alpha, (int, float)) or not 0.0 < card_alpha <= 4.0:
             raise ValueError(f"card_alpha must be a number in (0, 4], got {card_alpha!r}")
         self.card_model = card_model
