@@ -253,6 +253,9 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "--workers 2 --out runs/expert_vs_pimc32":
         Long((("--deals 1000", "--deals 1"), ("expert:card_inference=false pimc:worlds=32",
                                               "expert:worlds=2,card_inference=false pimc:worlds=2"))),
+    "skatsim tournament expert pimc:worlds=32 --deals 400 --seed 20261221 --chunk-size 10 --workers 2 "
+    "--out runs/expert2_vs_pimc32":
+        Long((("--deals 400", "--deals 1"), ("expert pimc:worlds=32", "expert:worlds=2 pimc:worlds=2"))),
     **{"skatsim tournament \"compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled,"
        f"card_alpha=0.5,oversample=8)\" expert:card_inference=false --deals 500 --seed {seed} --chunk-size 10 --workers 2 "
        f"--out runs/card_inference_{ab}":
