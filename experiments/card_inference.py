@@ -49,7 +49,7 @@ def run(cfg: Config, root: str | None = None) -> Path:
     import pandas as pd
 
     from agents import make_agent, play_game
-    from agents.players.pimc import _card_net
+    from agents.players.pimc import card_network
     from agents.players.pimc_inference import card_log_likelihoods
     from agents.players.rule_based import RuleBasedAgent
     from skatsim.bits import derive_seed
@@ -57,7 +57,7 @@ def run(cfg: Config, root: str | None = None) -> Path:
 
     run_dir = make_run_dir(cfg.study, cfg.seed, root)
     write_config(run_dir, cfg)
-    net = _card_net(cfg.card_model)
+    net = card_network(cfg.card_model)
     params = RuleBasedAgent().param_row
     rows = []
     for i in range(cfg.n_games):

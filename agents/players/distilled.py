@@ -54,7 +54,8 @@ from .dmc import seat_permutations
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
-__all__ = ["DistilledAgent", "CardModel", "build_net", "encode", "encode_observation", "CANON", "N_FLAT",
+__all__ = ["DistilledAgent", "CardModel", "build_net", "encode", "encode_arrays", "encode_observation",
+           "played_sequence", "CANON", "N_FLAT",
            "MAX_TOKENS", "DEFAULT_TIE", "load_card_model", "save_card_model", "default_model_path", "FORMAT",
            "LAYOUT_VERSION"]
 
@@ -214,11 +215,22 @@ def encode(views: np.ndarray, seats: Sequence[int], seqs: Sequence[Sequence[int]
         ntok[i] = len(s)
         cards[i, :len(s)] = s
         who[i, :len(s)] = p[:len(s)]
+    rb = np.full(n, -1, np.int64) if rule_based is None else np.ascontiguousarray(rule_based, np.int64)
+    return encode_arrays(v, seats, cards, who, ntok, rb)
+
+
+def encode_arrays(views: np.ndarray, seats: np.ndarray, cards: np.ndarray, who: np.ndarray, n_tok: np.ndarray,
+                  rule_based: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode` of positions given as arrays (one compiled call): ``views (n, N_FIELDS)``,
+    ``seats (n,)``, the cards played in order and who played each ``(n, MAX_TOKENS)`` of which
+    the first ``n_tok[i]`` count, and the rule-based card ``(n,)`` (``-1``: none)."""
+    n = len(views)
     flat = np.empty((n, N_FLAT), np.float32)
     tokens = np.empty((n, MAX_TOKENS, 4), np.int64)
-    rb = np.full(n, -1, np.int64) if rule_based is None else np.ascontiguousarray(rule_based, np.int64)
-    _encode_many(v, np.ascontiguousarray(seats, np.int64), cards, who, ntok, rb, SUIT_PERM, SEAT_PERM, CANON, flat,
-                 tokens)
+    _encode_many(np.ascontiguousarray(views, np.int64), np.ascontiguousarray(seats, np.int64),
+                 np.ascontiguousarray(cards, np.int64), np.ascontiguousarray(who, np.int64),
+                 np.ascontiguousarray(n_tok, np.int64), np.ascontiguousarray(rule_based, np.int64), SUIT_PERM,
+                 SEAT_PERM, CANON, flat, tokens)
     return flat, tokens
 
 

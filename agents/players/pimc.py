@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
     from ..arena.base import ActionValues
 
-__all__ = ["PIMCAgent", "choose", "enumerate_worlds"]
+__all__ = ["PIMCAgent", "choose", "enumerate_worlds", "card_network"]
 
 _RULES = ("wins", "points")
 _BIDDING = ("rule_based", "simulation")
@@ -193,7 +193,7 @@ class PIMCAgent:
         self.card_model = card_model
         self.card_alpha = float(card_alpha)
         if card_model:
-            _card_net(card_model)  # a missing or foreign checkpoint fails here, not at the first card
+            card_network(card_model)  # a missing or foreign checkpoint fails here, not at the first card
         self.inference_eps = float(inference_eps)
         self.oversample = int(oversample)
         self.log = bool(log)
@@ -352,7 +352,7 @@ class PIMCAgent:
         if self.inference:
             w = weigh_worlds(obs, worlds, self._delegate.param_row, self.inference_eps, self.card_eps)
         if self.card_model:
-            ll = self.card_alpha * card_log_likelihoods(obs, worlds, _card_net(self.card_model),
+            ll = self.card_alpha * card_log_likelihoods(obs, worlds, card_network(self.card_model),
                                                         self._delegate.param_row)
             ll[w <= 0] = -np.inf
             if np.isfinite(ll).any():
@@ -395,20 +395,20 @@ class PIMCAgent:
         return f"PIMCAgent(worlds={self.worlds}, rule={self.rule!r}, bidding={self.bidding!r})"
 
 
-_CARD_NETS: dict[str, Any] = {}
+_CARD_NETWORKS: dict[str, Any] = {}
 
 
-def _card_net(name: str) -> Any:
+def card_network(name: str) -> Any:
     """The card network ``name`` names (``"distilled"``: the shipped one), loaded once per
     process and shared: inference only reads it, and an agent keeps the name only (a
     tournament copies its agents for every game)."""
-    if name not in _CARD_NETS:
+    if name not in _CARD_NETWORKS:
         from ..learn.nets import lazy_torch
         from .distilled import load_card_model
 
-        _CARD_NETS[name] = load_card_model(None if name == "distilled" else name)
+        _CARD_NETWORKS[name] = load_card_model(None if name == "distilled" else name)
         lazy_torch().set_num_threads(1)
-    return _CARD_NETS[name]
+    return _CARD_NETWORKS[name]
 
 
 def _values_of(rec: dict[str, Any], legal: "Sequence[int]") -> "ActionValues":

@@ -263,7 +263,7 @@ def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, par
     with ``pi`` the network's policy probability of that card among the ``k`` legal ones in
     that seat's view of the world (``mix`` keeps a world the network finds unlikely alive).
     ``-inf`` for a world that cannot carry the history."""
-    from .distilled import CANON, MAX_TOKENS, N_FLAT, SEAT_PERM, SUIT_PERM, _encode_many, played_sequence
+    from .distilled import CANON, MAX_TOKENS, encode_arrays, played_sequence
 
     dealt, _ = _dealt_worlds(obs, worlds)
     acts = public_actions(obs, cards=True)
@@ -290,10 +290,7 @@ def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, par
     k = min(len(seq), MAX_TOKENS)
     tok_cards[:, :k] = seq[:k]
     tok_who[:, :k] = who[:k]
-    flat = np.empty((r, N_FLAT), np.float32)
-    tokens = np.empty((r, MAX_TOKENS, 4), np.int64)
-    _encode_many(views[keep], seats[keep], tok_cards, tok_who, ntok[keep], rbs[keep], SUIT_PERM, SEAT_PERM, CANON,
-                 flat, tokens)
+    flat, tokens = encode_arrays(views[keep], seats[keep], tok_cards, tok_who, ntok[keep], rbs[keep])
     _, logits = model.outputs(flat, tokens)
     g = int(obs.game_type or 0)
     logits = logits[:, CANON[g]]  # per real card
