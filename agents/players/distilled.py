@@ -216,7 +216,7 @@ def encode(views: np.ndarray, seats: Sequence[int], seqs: Sequence[Sequence[int]
         cards[i, :len(s)] = s
         who[i, :len(s)] = p[:len(s)]
     rb = np.full(n, -1, np.int64) if rule_based is None else np.ascontiguousarray(rule_based, np.int64)
-    return encode_arrays(v, seats, cards, who, ntok, rb)
+    return encode_arrays(v, np.asarray(seats, np.int64), cards, who, ntok, rb)
 
 
 def encode_arrays(views: np.ndarray, seats: np.ndarray, cards: np.ndarray, who: np.ndarray, n_tok: np.ndarray,
