@@ -54,7 +54,7 @@ from .dmc import seat_permutations
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
-__all__ = ["DistilledAgent", "CardModel", "build_net", "encode", "encode_arrays", "encode_observation",
+__all__ = ["DistilledAgent", "CardModel", "build_net", "encode", "encode_arrays", "encode_observation", "legal_policy",
            "played_sequence", "CANON", "N_FLAT",
            "MAX_TOKENS", "DEFAULT_TIE", "load_card_model", "save_card_model", "default_model_path", "FORMAT",
            "LAYOUT_VERSION"]
@@ -302,6 +302,18 @@ def build_net(hidden: Sequence[int] = (512, 256), sequence: bool = True, d_model
     return CardNet()
 
 
+def legal_policy(logits: np.ndarray, game: int, legal: np.ndarray) -> np.ndarray:
+    """The policy over real cards ``(n, 32)``: the network's canonical policy logits of positions
+    of game type ``game``, softmaxed over each row's ``legal`` cards (bool ``(n, 32)``; 0 elsewhere).
+
+    >>> legal_policy(np.zeros((1, 32)), 0, np.arange(32)[None, :] < 4)[0, :5]
+    array([0.25, 0.25, 0.25, 0.25, 0.  ])
+    """
+    z = np.where(legal, np.asarray(logits, np.float64)[:, CANON[game]], -np.inf)
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
 class CardModel:
     """A loaded card network with its settings: :meth:`values` of positions."""
 
@@ -379,13 +391,10 @@ class DistilledAgent:
         flat, tok = encode_observation(obs, self._rb.peek(obs))
         v, logits = self.model.outputs(flat, tok)
         g = int(obs.game_type or 0)
-        real = CANON[g]  # canonical index of each real card
-        v, logits = v[0, real], logits[0, real]
-        legal = list(obs.legal_actions)
-        z = logits[legal] - logits[legal].max()
-        p = np.exp(z) / np.exp(z).sum()
-        pol = np.zeros(32)
-        pol[legal] = p
+        v = v[0, CANON[g]]  # per real card
+        legal = np.zeros((1, 32), bool)
+        legal[0, list(obs.legal_actions)] = True
+        pol = legal_policy(logits, g, legal)[0]
         return v, pol, v + self.tie * pol
 
     def act(self, obs: "Observation") -> int:

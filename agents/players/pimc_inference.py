@@ -263,7 +263,7 @@ def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, par
     with ``pi`` the network's policy probability of that card among the ``k`` legal ones in
     that seat's view of the world (``mix`` keeps a world the network finds unlikely alive).
     ``-inf`` for a world that cannot carry the history."""
-    from .distilled import CANON, MAX_TOKENS, encode_arrays, played_sequence
+    from .distilled import MAX_TOKENS, encode_arrays, legal_policy, played_sequence
 
     dealt, _ = _dealt_worlds(obs, worlds)
     acts = public_actions(obs, cards=True)
@@ -292,14 +292,8 @@ def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, par
     tok_who[:, :k] = who[:k]
     flat, tokens = encode_arrays(views[keep], seats[keep], tok_cards, tok_who, ntok[keep], rbs[keep])
     _, logits = model.outputs(flat, tokens)
-    g = int(obs.game_type or 0)
-    logits = logits[:, CANON[g]]  # per real card
     lm = ((legal[keep][:, None] >> np.arange(32)[None, :]) & 1).astype(bool)
-    z = np.where(lm, logits, -np.inf)
-    z = z - z.max(axis=1, keepdims=True)
-    pi = np.exp(z)
-    pi /= pi.sum(axis=1, keepdims=True)
-    p = pi[np.arange(r), played[keep]]
+    p = legal_policy(logits, int(obs.game_type or 0), lm)[np.arange(r), played[keep]]
     ll = np.log((1.0 - mix) * p + mix / lm.sum(axis=1))
     np.add.at(out, world, ll)
     return out
