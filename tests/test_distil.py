@@ -124,9 +124,27 @@ def test_relabelled_games_follow_the_student_and_keep_the_teacher_s_labels() -> 
     assert differ > 0  # the labels are not the cards played
 
 
+def test_search_options_label_with_a_search_that_weighs_worlds_by_the_student(model: Path) -> None:
+    from agents.learn.card_labels import _players
+
+    cfg = dataclasses.replace(CFG, search=f"card_model={model / 'model'},card_alpha=0.5,oversample=2")
+    assert cfg.to_dict()["search"] == cfg.search and "search" not in CFG.to_dict()  # old runs keep their config
+    _, searchers = _players(cfg, "rule_based")
+    assert {(p.worlds, p.card_model, p.card_alpha, p.oversample) for p in searchers} == {
+        (2, str(model / "model"), 0.5, 2)}
+    rows = label_game(0, cfg)
+    assert len(rows) >= 10
+    for r in rows:  # every row is the weighted search's own: its card is one of the best
+        assert r["wins"][r["chosen"]] == np.nanmax(r["wins"]) and r["n_worlds"] <= 2
+
+
 def test_card_label_config_errors() -> None:
     with pytest.raises(ValueError, match="unknown agent|no agent"):
         CardLabelConfig(play="no_such_player")
+    with pytest.raises(ValueError, match="worlds are set by worlds="):
+        CardLabelConfig(search="worlds=4")
+    with pytest.raises(ValueError, match="no_such"):
+        CardLabelConfig(search="no_such=1")
     for kw, msg in ((dict(n_games=0), "n_games must be an int"), (dict(worlds=0), "worlds must be an int"),
                     (dict(early=()), "early must name at least one agent spec"),
                     (dict(shard_size=0), "shard_size must be a positive int")):

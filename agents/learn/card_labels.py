@@ -19,6 +19,12 @@ where that player takes it. These are the positions a student reaches and its te
 not (DAgger's relabelling, Ross et al. 2011): a distilled network's own mistakes lead it to
 positions its PIMC-played training games never showed it. ``chosen`` stays PIMC's card.
 
+``search`` sets options of the labelling PIMC (registry parameters of ``pimc`` other than
+``worlds``, as ``k=v,...``). With ``card_model=distilled`` its worlds are weighed by the
+student network's model of the others' cards (:mod:`agents.players.pimc_inference`): the
+labels come from search that uses the net, the step of expert iteration (Anthony et al.
+2017) that can take a student beyond its first teacher.
+
 Seeds: game ``i`` deals ``derive_seed(seed, i)`` and the agents get the seat streams of
 that deal, so a row depends only on (config, game index): not on shards, workers or
 backend. Storage: a run directory (:class:`skatsim.runs.RunDir`, kind ``card_labels``),
@@ -87,6 +93,8 @@ class CardLabelConfig:
         early: agent specs taking the early decisions, one per game in turn.
         shard_size: games per shard.
         play: the card player whose cards are played (an agent spec); ``""``: PIMC's own.
+        search: options of the labelling PIMC, ``k=v,...`` (``pimc`` registry parameters but
+            ``worlds``), e.g. ``card_model=distilled,card_alpha=0.5,oversample=8``; ``""``: none.
     """
 
     n_games: int = 1000
@@ -95,6 +103,7 @@ class CardLabelConfig:
     early: tuple[str, ...] = ("rule_based", "neural_bidder")
     shard_size: int = 20
     play: str = ""
+    search: str = ""
 
     def __post_init__(self) -> None:
         if isinstance(self.n_games, bool) or not isinstance(self.n_games, int) or not 1 <= self.n_games <= 10**8:
@@ -111,13 +120,30 @@ class CardLabelConfig:
             from ..arena.base import as_spec
 
             as_spec(self.play)
+        self.searcher_params()  # the same for the search options
         object.__setattr__(self, "early", tuple(self.early))
+
+    def searcher_params(self) -> dict[str, Any]:
+        """The labelling PIMC's parameters (registry-checked and coerced).
+
+        >>> CardLabelConfig(worlds=4, search="card_alpha=0.5").searcher_params()
+        {'card_alpha': 0.5, 'worlds': 4}
+        """
+        from ..arena.base import AgentSpec
+
+        if not isinstance(self.search, str):
+            raise ValueError(f"search must be pimc options k=v,... or '', got {self.search!r}")
+        opts = AgentSpec.parse(f"pimc:{self.search}").param_dict if self.search else {}
+        if "worlds" in opts:
+            raise ValueError("search: the worlds are set by worlds=, not in the search options")
+        return AgentSpec("pimc", {**opts, "worlds": self.worlds}).param_dict
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["early"] = list(self.early)
-        if not self.play:  # the runs made before ``play`` existed keep their config
-            del d["play"]
+        for k in ("play", "search"):  # the runs made before these existed keep their config
+            if not d[k]:
+                del d[k]
         d["schema_version"] = SCHEMA_VERSION
         return d
 
@@ -159,7 +185,7 @@ def _players(cfg: CardLabelConfig, early: str) -> tuple[list[Any], list[Any]]:
     from ..players.compose import ComposedAgent
     from ..players.pimc import PIMCAgent
 
-    searchers = [PIMCAgent(worlds=cfg.worlds, log=True) for _ in range(3)]
+    searchers = [PIMCAgent(**cfg.searcher_params(), log=True) for _ in range(3)]
     cards = [_Relabel(p, m) for p, m in zip(searchers, _students(cfg.play))] if cfg.play else searchers
     return [ComposedAgent(early=early, card_play=c) for c in cards], searchers
 
@@ -257,7 +283,8 @@ def generate_card_labels(out_dir: str | os.PathLike[str], cfg: CardLabelConfig, 
         # compile once: forked workers inherit the code (a student compiles nothing of its own)
         label_game(0, dataclasses.replace(cfg, worlds=1, play=""))
     run.fill(_chunk, lambda a, b: (cfg, a, b), workers=workers, backend=backend, address=address, progress=progress,
-             desc=f"card labels (pimc, {cfg.worlds} worlds{', played by ' + cfg.play if cfg.play else ''})",
+             desc=f"card labels (pimc, {cfg.worlds} worlds{', ' + cfg.search if cfg.search else ''}"
+                  f"{', played by ' + cfg.play if cfg.play else ''})",
              unit="game")
     import pyarrow.parquet as pq
 
@@ -288,13 +315,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--play", default="", metavar="SPEC",
                     help="play this agent's cards instead of PIMC's (PIMC still labels every decision): "
                          "the positions a student reaches, e.g. distilled")
+    ap.add_argument("--search", default="", metavar="K=V,...",
+                    help="options of the labelling PIMC, e.g. card_model=distilled,card_alpha=0.5,oversample=8 "
+                         "(expert iteration: the search's worlds weighed by the student network)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--backend", choices=("local", "ray"), default="local")
     ap.add_argument("--address", default=None)
     a = ap.parse_args(argv)
     try:
         cfg = CardLabelConfig(n_games=a.games, seed=a.seed, worlds=a.worlds, early=tuple(a.early),
-                              shard_size=a.shard_size, play=a.play)
+                              shard_size=a.shard_size, play=a.play, search=a.search)
         out = generate_card_labels(a.out, cfg, workers=a.workers, backend=a.backend, address=a.address)
     except (ValueError, FileExistsError) as e:
         ap.error(str(e))
