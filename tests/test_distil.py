@@ -231,6 +231,27 @@ def test_train_games_keeps_the_first_games_and_the_same_held_out_ones(labels: Pa
         _distil_cfg(labels, train_games=-1)
 
 
+def test_init_starts_from_a_trained_model_of_the_same_architecture(model: Path, labels: Path, tmp_path: Path) -> None:
+    """``init`` (fine-tuning): the run starts from the model's weights, so its first epoch's
+    validation is near the model's, far from a random start's; another architecture is refused."""
+    from agents.learn.distil import _load_init
+    from agents.players.distilled import build_net
+
+    cfg = _distil_cfg(labels, init=str(model / "model"))
+    net = build_net(**cfg.arch)
+    _load_init(net, cfg)
+    ref = load_card_model(model / "model").net.state_dict()
+    assert all(bool((v == ref[k]).all()) for k, v in net.state_dict().items())
+    train(dataclasses.replace(cfg, lr=1e-9), tmp_path / "ft", progress=False)  # a step too small to move
+    fresh = build_net(**cfg.arch).state_dict()
+    tuned = load_card_model(tmp_path / "ft" / "model").net.state_dict()
+    assert all(np.allclose(v.numpy(), ref[k].numpy(), atol=1e-5) for k, v in tuned.items())
+    assert not all(np.allclose(v.numpy(), ref[k].numpy(), atol=1e-5) for k, v in fresh.items())
+    assert json.loads((tmp_path / "ft" / "config.json").read_text())["init"] == str(model / "model")
+    with pytest.raises(ValueError, match="has the architecture"):
+        train(_distil_cfg(labels, init=str(model / "model"), d_model=8), tmp_path / "other", progress=False)
+
+
 def test_the_tie_table_matches_the_training_log_and_the_agent_s_rule(model: Path) -> None:
     """tie_table re-reads the held-out games of the run: at the run's own ``tie`` it gives the
     figures the training logged for the network, at 0 the value head's, and the rule-based

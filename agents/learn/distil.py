@@ -66,6 +66,9 @@ class DistilConfig:
         seed: initialisation and batch order.
         device: ``"auto"`` (CUDA when there is one), ``"cpu"`` or ``"cuda"``.
         threads: torch CPU threads.
+        init: a card model to start from (``RUN/model`` or a shipped stem) instead of random
+            weights: fine-tuning, as in a round of expert iteration or DAgger; its architecture
+            must be this config's.
     """
 
     labels: tuple[str, ...] = ()
@@ -86,6 +89,7 @@ class DistilConfig:
     seed: int = 0
     device: str = "auto"
     threads: int = 2
+    init: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -252,7 +256,10 @@ def train(cfg: DistilConfig, out: str | os.PathLike[str], *, progress: bool = Tr
     tr, va = split(data, cfg.val_games)
     if cfg.train_games:
         tr = tr.take(np.flatnonzero(np.isin(tr.game, np.unique(tr.game)[:cfg.train_games])))
-    net = build_net(**cfg.arch).to(device)
+    net = build_net(**cfg.arch)
+    if cfg.init:
+        _load_init(net, cfg)
+    net = net.to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     start = 0
     ck = out / "checkpoint.pt"
@@ -310,6 +317,17 @@ def train(cfg: DistilConfig, out: str | os.PathLike[str], *, progress: bool = Tr
             print(" ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in line.items()), flush=True)
         last = line
     return last
+
+
+def _load_init(net: Any, cfg: DistilConfig) -> None:
+    """Copy the weights of ``cfg.init`` into ``net`` (refusing another architecture)."""
+    from ..players.distilled import load_card_model
+
+    m = load_card_model(cfg.init)
+    arch = m.meta.get("arch", {})
+    if {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in arch.items()} != cfg.arch:
+        raise ValueError(f"init {cfg.init!r} has the architecture {arch}, this config {cfg.arch}")
+    net.load_state_dict(m.net.state_dict())
 
 
 def tie_table(model: str | os.PathLike[str], ties: Sequence[float] = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0),
