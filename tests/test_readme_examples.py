@@ -222,6 +222,18 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Run((("card_decisions.py", "card_decisions.py --games 2 --agents distilled rule_based --no-json"),)),
     "skatsim card-labels --out runs/card_labels_dagger__33__w8__g10000 --games 10000 --seed 33 --worlds 8 "
     "--workers 2 --play distilled": Long((("--games 10000", "--games 1"), ("--worlds 8", "--worlds 2"))),
+    "skatsim card-labels --out runs/card_labels_ei__34__w8__g10000 --games 10000 --seed 34 --worlds 8 --workers 2 "
+    "--search card_model=distilled,card_alpha=0.5,oversample=8":
+        Long((("--games 10000", "--games 3"), ("--worlds 8", "--worlds 2"), ("oversample=8", "oversample=2"))),
+    "skatsim train-distil --labels runs/card_labels_ei__34__w8__g10000 --out runs/distil_ei --device cpu "
+    "--set sequence=false --set val_games=500": Long((("val_games=500", "val_games=1"),)),
+    "skatsim train-distil --labels runs/card_labels_ei__34__w8__g10000 --out runs/distil_ei_ft --device cpu "
+    "--set sequence=false --set val_games=500 --set init=agents/models/distilled_v1 --set epochs=3 --set lr=0.0003":
+        Long((("val_games=500", "val_games=1"), ("epochs=3", "epochs=1"))),
+    "skatsim tournament distilled:model=runs/distil_ei/model distilled --deals 1000 --seed 20261223 --workers 2 "
+    "--out runs/ei_vs_v1": Long((("--deals 1000", "--deals 2"),)),
+    "skatsim tournament distilled:model=runs/distil_ei_ft/model distilled --deals 1000 --seed 20261225 --workers 2 "
+    "--out runs/eift_vs_v1": Long((("--deals 1000", "--deals 2"),)),
     "skatsim tournament distilled pimc:worlds=8 pimc:worlds=32 --deals 500 --seed 20261215 --workers 2 "
     "--chunk-size 10 --out runs/distilled_pimc8_pimc32":
         Long((("--deals 500", "--deals 1"), ("pimc:worlds=8", "pimc:worlds=2"), ("pimc:worlds=32", "pimc:worlds=3"))),
