@@ -268,3 +268,18 @@ def test_expert_is_the_composition_it_names(params: str, card_play: str) -> None
     assert e.name == "expert" and isinstance(e, ComposedAgent)
     assert e.parts == c.parts and e.parts["kontra"] == "neural_bidder"
     assert e.card_play_key() == c.card_play_key() is not None
+
+
+def test_the_neural_bidder_with_pimc_card_play_is_expert_without_card_inference() -> None:
+    """``neural_bidder:card_play=pimc`` (the bidder's own delegation) and
+    ``expert:card_inference=false`` (the composition) play the same games, so the issue's
+    yardstick and the former ``expert`` are one player under two names."""
+    from agents.arena.play import play_game
+
+    for seed in range(3):
+        games = []
+        for spec in ("neural_bidder:card_play=pimc,pimc_worlds=2", "expert:worlds=2,card_inference=false"):
+            acts: list[tuple[int, int]] = []
+            play_game([spec, "rule_based", spec], seed=seed, on_action=lambda s, p, a: acts.append((p, a)))
+            games.append(acts)
+        assert games[0] == games[1], seed
