@@ -222,6 +222,11 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Run((("card_decisions.py", "card_decisions.py --games 2 --agents distilled rule_based --no-json"),)),
     "skatsim card-labels --out runs/card_labels_dagger__33__w8__g10000 --games 10000 --seed 33 --worlds 8 "
     "--workers 2 --play distilled": Long((("--games 10000", "--games 1"), ("--worlds 8", "--worlds 2"))),
+    "skatsim tournament expert pimc:worlds=32 rule_based --deals 1000 --seed 20261224 --chunk-size 10 --workers 2 "
+    "--out runs/expert_final": Long((("--deals 1000", "--deals 1"), ("expert", "expert:worlds=2"),
+                                     ("pimc:worlds=32", "pimc:worlds=2"))),
+    "skatsim compare runs/expert_final --players expert pimc:worlds=32":
+        Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
     "skatsim card-labels --out runs/card_labels_ei__34__w8__g10000 --games 10000 --seed 34 --worlds 8 --workers 2 "
     "--search card_model=distilled,card_alpha=0.5,oversample=8":
         Long((("--games 10000", "--games 3"), ("--worlds 8", "--worlds 2"), ("oversample=8", "oversample=2"))),
