@@ -225,6 +225,9 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim tournament expert pimc:worlds=32 rule_based --deals 1000 --seed 20261224 --chunk-size 10 --workers 2 "
     "--out runs/expert_final": Long((("--deals 1000", "--deals 1"), ("expert", "expert:worlds=2"),
                                      ("pimc:worlds=32", "pimc:worlds=2"))),
+    "skatsim tournament expert pimc:worlds=32 --deals 600 --seed 20261226 --chunk-size 10 --workers 2 "
+    "--out runs/expert_h2h": Long((("--deals 600", "--deals 1"), ("expert", "expert:worlds=2"),
+                                   ("pimc:worlds=32", "pimc:worlds=2"))),
     "skatsim compare runs/expert_final --players expert pimc:worlds=32":
         Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
     "skatsim card-labels --out runs/card_labels_ei__34__w8__g10000 --games 10000 --seed 34 --worlds 8 --workers 2 "
