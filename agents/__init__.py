@@ -103,6 +103,8 @@ def _pimc_docs() -> dict[str, str]:
         "card_model": "weigh the worlds by the others' cards under a card network's policy: 'distilled' or a "
                       "checkpoint path ('': off)",
         "card_alpha": "exponent of the card network's likelihood (below 1: flatter weights)",
+        "card_rb": "with card_model: prior probability that another seat plays like the rule-based player "
+                   "(each seat's cards explained by the mixture of the two models; 0: the network alone)",
         "node_limit": "search nodes per world and decision (0: none); worlds over it are dropped",
         "log": "keep a record per searched decision",
         "tt_bits": "log2 of the solver's transposition-table entries",
@@ -125,6 +127,7 @@ def _pimc_checks() -> dict[str, Any]:
             "exact_tricks": count(0, 10), "inference_eps": in_range(0, 1, "a weight factor"),
             "card_eps": lambda v: None if 0 < v <= 1 else "a weight factor in (0, 1]",
             "card_alpha": lambda v: None if 0 < v <= 4 else "an exponent in (0, 4]",
+            "card_rb": lambda v: None if 0 <= v < 1 else "a probability in [0, 1)",
             "oversample": count(1, 1000), "node_limit": count(0, 10**12), "tt_bits": count(10, 30)}
 
 

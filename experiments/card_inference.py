@@ -10,7 +10,9 @@ the weights ``pimc:card_model=...`` draws its worlds by). Per trick and role of 
 spread (standard deviation) of the sampled worlds' log-likelihoods, the effective number of
 worlds left by the weights ``exp(alpha * ll)`` (``alpha`` 1 and 0.5) out of ``worlds``, and the
 true deal's percentile among the sampled worlds (0.5: the network knows nothing; 1: the true
-deal is the likeliest). Writes ``results.parquet`` (one row per position) and ``summary.md``
+deal is the likeliest); with ``rb_priors`` also that percentile when each other seat is a
+mixture of the network and the rule-based player with that prior (``pimc:card_rb=...``).
+Writes ``results.parquet`` (one row per position) and ``summary.md``
 to ``runs/card_inference__<seed>__<time>/``.
 """
 
@@ -35,6 +37,7 @@ class Config:
     card_model: str = "distilled"
     worlds: int = 128
     cards: list[int] = field(default_factory=lambda: [6, 9, 12, 15, 18])
+    rb_priors: list[float] = field(default_factory=list)
 
 
 def _ess(ll, alpha: float) -> float:
@@ -42,6 +45,12 @@ def _ess(ll, alpha: float) -> float:
 
     e = np.exp(alpha * (ll - ll.max()))
     return float(e.sum() ** 2 / (e ** 2).sum())
+
+
+def _pct(ll) -> float:
+    """The true deal's (``ll[0]``) percentile among the sampled worlds (``ll[1:]``)."""
+    rest = ll[1:]
+    return float((ll[0] > rest).mean() + 0.5 * (ll[0] == rest).mean())
 
 
 def run(cfg: Config, root: str | None = None) -> Path:
@@ -75,16 +84,22 @@ def run(cfg: Config, root: str | None = None) -> Path:
                 w = sample_worlds(InfoState.from_observation(o), cfg.worlds, derive_seed(derive_seed(cfg.seed, i), k))
                 ll = card_log_likelihoods(o, np.concatenate([true, w]), net, params)
                 rest = ll[1:]
-                rows.append({"game": i, "trick": (k - first) // 3 + 1,
-                             "role": "declarer" if me == t.declarer else "defender",
-                             "ll_std": float(rest.std()), "ess_1": _ess(rest, 1.0), "ess_half": _ess(rest, 0.5),
-                             "true_pct": float((ll[0] > rest).mean() + 0.5 * (ll[0] == rest).mean())})
+                row = {"game": i, "trick": (k - first) // 3 + 1,
+                       "role": "declarer" if me == t.declarer else "defender",
+                       "ll_std": float(rest.std()), "ess_1": _ess(rest, 1.0), "ess_half": _ess(rest, 0.5),
+                       "true_pct": _pct(ll)}
+                for prior in cfg.rb_priors:
+                    row[f"true_pct_rb{prior:g}"] = _pct(card_log_likelihoods(o, np.concatenate([true, w]), net,
+                                                                             params, rb_prior=prior))
+                rows.append(row)
             t.apply_action(a)
     df = pd.DataFrame(rows)
     df.to_parquet(run_dir / "results.parquet")
     g = df.groupby(["trick", "role"])
     table = pd.DataFrame({"positions": g.size(), "ll_std": g["ll_std"].mean(), "ess_alpha1": g["ess_1"].mean(),
                           "ess_alpha0.5": g["ess_half"].mean(), "true_pct": g["true_pct"].mean()})
+    for prior in cfg.rb_priors:
+        table[f"true_pct_rb{prior:g}"] = g[f"true_pct_rb{prior:g}"].mean()
     text = table.to_string(float_format=lambda x: f"{x:.2f}") + (
         f"\n(effective worlds out of {cfg.worlds}; true_pct: the true deal's percentile among them)")
     write_summary(run_dir, f"What {cfg.card_model} knows of the hidden cards ({cfg.player} self-play)", text)

@@ -284,6 +284,62 @@ def test_thecard_networkwork_finds_the_true_world_likelier_than_sampled_ones():
     assert total >= 8 and above >= total - 1
 
 
+class _UniformCardModel:
+    """A card network whose policy is uniform over the legal cards."""
+
+    def outputs(self, flat, tokens):
+        return np.zeros((len(flat), 32)), np.zeros((len(flat), 32))
+
+
+@pytest.mark.parametrize("prior", [0.25, 0.9])
+def test_the_rule_based_mixture_is_a_per_seat_model_average(prior):
+    """With ``rb_prior`` each other seat's likelihood is ``(1 - prior) L_net + prior L_rb``
+    (``L_rb``: ``(1 - mix) [card = rule-based card] + mix / k`` per card), checked against
+    the positions the compiled replay records, in the true world and in sampled ones."""
+    from agents.players.pimc_inference import (MAX_OTHER_CARDS, _dealt_worlds, card_log_likelihoods,
+                                               card_positions, public_actions)
+    from skatsim.bits import popcount
+    from skatsim.kernels import game as G
+
+    params = np.array(RuleBasedAgent().param_row, dtype=np.float64)
+    mix = 0.1
+    checked = 0
+    for seed in range(10):
+        got = _card_play_prefix(seed, 14)
+        if got is None:
+            continue
+        t, _ = got
+        me = t.current_player()
+        o = t.observation(me)
+        true = np.array([[t.hand_mask(0), t.hand_mask(1), t.hand_mask(2), t.skat_mask()]])
+        worlds = np.concatenate([true, sample_worlds(InfoState.from_observation(o), 6, seed)])
+        got_ll = card_log_likelihoods(o, worlds, _UniformCardModel(), params, mix=mix, rb_prior=prior)
+        dealt, _ = _dealt_worlds(o, worlds)
+        m = MAX_OTHER_CARDS
+        n = len(worlds)
+        views = np.zeros((n, m, G.N_FIELDS), np.int64)
+        seats, ntok, played, rbs, legal = (np.zeros((n, m), np.int64) for _ in range(5))
+        count = np.zeros(n, np.int64)
+        card_positions(dealt, public_actions(o, cards=True), np.int64(me), params, np.int64(o.view[G.F_OPTIONS]),
+                       views, seats, ntok, played, rbs, legal, count)
+        for i in range(n):
+            if count[i] < 0:
+                assert got_ll[i] == -np.inf
+                continue
+            want = 0.0
+            for q in {0, 1, 2} - {me}:
+                l_net = l_rb = 1.0
+                for k in range(count[i]):
+                    if seats[i, k] == q:
+                        kk = popcount(int(legal[i, k]))
+                        l_net *= 1.0 / kk
+                        l_rb *= (1 - mix) * (played[i, k] == rbs[i, k]) + mix / kk
+                want += np.log((1 - prior) * l_net + prior * l_rb)
+            assert got_ll[i] == pytest.approx(want, rel=1e-9, abs=1e-9)
+            checked += 1
+    assert checked > 30
+
+
 def test_pimc_with_a_card_model_plays_legal_cards_and_is_deterministic():
     from agents import play_game
 
@@ -292,5 +348,9 @@ def test_pimc_with_a_card_model_plays_legal_cards_and_is_deterministic():
     assert a[0] == a[1]
     with pytest.raises(ValueError, match="card_alpha"):
         PIMCAgent(card_model="distilled", card_alpha=0)
+    with pytest.raises(ValueError, match="card_rb"):
+        PIMCAgent(card_model="distilled", card_rb=1.0)
+    with pytest.raises(ValueError, match="set card_model too"):
+        PIMCAgent(card_rb=0.5)
     with pytest.raises(ValueError, match="no card-network checkpoint at"):
         PIMCAgent(card_model="no/such/model")

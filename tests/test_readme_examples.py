@@ -257,6 +257,9 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Run((("solver_time_by_trick.json", "solver_time_by_trick.json --n-deals 2"),)),
     ".venv/bin/python experiments/card_inference.py --config experiments/configs/card_inference.json":
         Run((("card_inference.json", "card_inference.json --n-games 3"),)),
+    **{f".venv/bin/python experiments/card_inference.py --config experiments/configs/card_inference_{k}.json":
+       Run(((f"card_inference_{k}.json", f"card_inference_{k}.json --n-games 3"),), slow=True)
+       for k in ("rule_based", "mixture")},
     ".venv/bin/python experiments/solver_time_by_trick.py --config experiments/configs/solver_time_by_trick.json "
     "--n-deals 20": Run((("--n-deals 20", "--n-deals 2"),)),
     # docs/dmc.md

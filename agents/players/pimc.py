@@ -144,6 +144,9 @@ class PIMCAgent:
             with or without ``inference`` (which weighs the auction).
         card_alpha: the exponent of that likelihood (below 1 flattens it: more distinct
             worlds survive the draw).
+        card_rb: with ``card_model``, the prior probability that another seat plays like the
+            rule-based player rather than like the network: each seat's cards are explained
+            by the mixture of the two models (0: the network alone).
         node_limit: search nodes per world and decision (0: no limit); a world that needs
             more is dropped from that decision (the few borderline worlds that make the
             solver's time tail: at trick 1 about 7% of the worlds at 300,000 nodes).
@@ -158,7 +161,7 @@ class PIMCAgent:
     def __init__(self, worlds: int = 32, rule: str = "wins", time_budget: float | None = None,
                  exact_tricks: int = 4, enumerate: bool = True, bidding: str = "rule_based",
                  inference: bool = False, inference_eps: float = 0.2, card_eps: float = 1.0, oversample: int = 4,
-                 card_model: str = "", card_alpha: float = 1.0,
+                 card_model: str = "", card_alpha: float = 1.0, card_rb: float = 0.0,
                  node_limit: int = 300_000, log: bool = False, tt_bits: int = 18, bid_worlds: int | None = None,
                  **rule_based: Any) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 10_000:
@@ -190,8 +193,13 @@ class PIMCAgent:
             raise TypeError(f"card_model must be a string ('', 'distilled' or a checkpoint path), got {card_model!r}")
         if isinstance(card_alpha, bool) or not isinstance(card_alpha, (int, float)) or not 0.0 < card_alpha <= 4.0:
             raise ValueError(f"card_alpha must be a number in (0, 4], got {card_alpha!r}")
+        if isinstance(card_rb, bool) or not isinstance(card_rb, (int, float)) or not 0.0 <= card_rb < 1.0:
+            raise ValueError(f"card_rb must be a probability in [0, 1), got {card_rb!r}")
+        if card_rb and not card_model:
+            raise ValueError("card_rb mixes the rule-based model into card_model's: set card_model too")
         self.card_model = card_model
         self.card_alpha = float(card_alpha)
+        self.card_rb = float(card_rb)
         if card_model:
             card_network(card_model)  # a missing or foreign checkpoint fails here, not at the first card
         self.inference_eps = float(inference_eps)
@@ -353,7 +361,7 @@ class PIMCAgent:
             w = weigh_worlds(obs, worlds, self._delegate.param_row, self.inference_eps, self.card_eps)
         if self.card_model:
             ll = self.card_alpha * card_log_likelihoods(obs, worlds, card_network(self.card_model),
-                                                        self._delegate.param_row)
+                                                        self._delegate.param_row, rb_prior=self.card_rb)
             ll[w <= 0] = -np.inf
             if np.isfinite(ll).any():
                 w = w * np.exp(ll - ll[np.isfinite(ll)].max())
@@ -387,7 +395,7 @@ class PIMCAgent:
         k = (f"pimc:worlds={self.worlds},rule={self.rule},exact_tricks={self.exact_tricks},"
              f"enumerate={self.enumerate},inference={self.inference},eps={self.inference_eps:g},"
              f"card_eps={self.card_eps:g},card_model={self.card_model},card_alpha={self.card_alpha:g},"
-             f"oversample={self.oversample},node_limit={self.node_limit},tt={self._solver.tt_slots},"
+             f"card_rb={self.card_rb:g},oversample={self.oversample},node_limit={self.node_limit},tt={self._solver.tt_slots},"
              f"bidding={self.bidding}|{rb[0]}")
         return (k, k, rb[2])
 

@@ -256,13 +256,20 @@ def card_positions(dealt, actions, me, params, options, views, seats, ntok, play
 
 
 def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, params: np.ndarray,
-                         mix: float = 0.1) -> np.ndarray:
+                         mix: float = 0.1, rb_prior: float = 0.0) -> np.ndarray:
     """Log-likelihood of the other seats' cards in each of ``worlds`` (``(n, 4)``, as sampled)
     under the card network ``model`` (a :class:`agents.players.distilled.CardModel`): the sum,
     over every card another seat chose among two or more, of ``log((1 - mix) pi + mix / k)``
     with ``pi`` the network's policy probability of that card among the ``k`` legal ones in
     that seat's view of the world (``mix`` keeps a world the network finds unlikely alive).
-    ``-inf`` for a world that cannot carry the history."""
+    ``-inf`` for a world that cannot carry the history.
+
+    With ``rb_prior > 0`` each other seat is, with that prior probability, a rule-based player
+    (``params``) instead: its cards' likelihood under that type is the product of
+    ``(1 - mix) [card = rule-based card] + mix / k``, and the seat's likelihood is the mixture
+    of the two types' (a Bayesian model average per seat: the cards so far decide which type
+    explains a world, so worlds that a rule-based opponent's play points to count when the
+    opponent plays like one, and the network's otherwise)."""
     from .distilled import MAX_TOKENS, encode_arrays, legal_policy, played_sequence
 
     dealt, _ = _dealt_worlds(obs, worlds)
@@ -294,6 +301,15 @@ def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, par
     _, logits = model.outputs(flat, tokens)
     lm = ((legal[keep][:, None] >> np.arange(32)[None, :]) & 1).astype(bool)
     p = legal_policy(logits, int(obs.game_type or 0), lm)[np.arange(r), played[keep]]
-    ll = np.log((1.0 - mix) * p + mix / lm.sum(axis=1))
-    np.add.at(out, world, ll)
-    return out
+    k_legal = lm.sum(axis=1)
+    ll = np.log((1.0 - mix) * p + mix / k_legal)
+    if rb_prior <= 0.0:
+        np.add.at(out, world, ll)
+        return out
+    ll_rb = np.log((1.0 - mix) * (played[keep] == rbs[keep]) + mix / k_legal)
+    by_seat = np.zeros((n, 2, 3))
+    seat = seats[keep]
+    np.add.at(by_seat, (world, 0, seat), ll)
+    np.add.at(by_seat, (world, 1, seat), ll_rb)
+    mixed = np.logaddexp(np.log1p(-rb_prior) + by_seat[:, 0], np.log(rb_prior) + by_seat[:, 1])
+    return out + mixed.sum(axis=1)
