@@ -230,6 +230,8 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
                                    ("pimc:worlds=32", "pimc:worlds=2"))),
     "skatsim compare runs/expert_final --players expert pimc:worlds=32":
         Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
+    "skatsim compare runs/expert_h2h --players expert pimc:worlds=32":
+        Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
     "skatsim card-labels --out runs/card_labels_ei__34__w8__g10000 --games 10000 --seed 34 --worlds 8 --workers 2 "
     "--search card_model=distilled,card_alpha=0.5,oversample=8":
         Long((("--games 10000", "--games 3"), ("--worlds 8", "--worlds 2"), ("oversample=8", "oversample=2"))),
