@@ -307,9 +307,9 @@ def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, par
         np.add.at(out, world, ll)
         return out
     ll_rb = np.log((1.0 - mix) * (played[keep] == rbs[keep]) + mix / k_legal)
-    by_seat = np.zeros((n, 2, 3))
-    seat = seats[keep]
-    np.add.at(by_seat, (world, 0, seat), ll)
-    np.add.at(by_seat, (world, 1, seat), ll_rb)
-    mixed = np.logaddexp(np.log1p(-rb_prior) + by_seat[:, 0], np.log(rb_prior) + by_seat[:, 1])
-    return out + mixed.sum(axis=1)
+    cell = world * 3 + seats[keep]  # (world, seat) flattened
+    net_seat, rb_seat = np.zeros(3 * n), np.zeros(3 * n)
+    np.add.at(net_seat, cell, ll)
+    np.add.at(rb_seat, cell, ll_rb)
+    mixed = np.logaddexp(np.log1p(-rb_prior) + net_seat, np.log(rb_prior) + rb_seat)
+    return out + mixed.reshape(n, 3).sum(axis=1)
