@@ -100,8 +100,8 @@ def _pimc_docs() -> dict[str, str]:
         "inference_eps": "weight factor of a call the rule-based model would not have made",
         "card_eps": "with inference: weight factor of a card the rule-based model would not have played (1: off)",
         "oversample": "candidate worlds drawn per world kept when inferring",
-        "card_model": "weigh the worlds by the others' cards under a card network's policy: 'distilled' or a "
-                      "checkpoint path ('': off)",
+        "card_model": "weigh the worlds by the others' cards under a card network's policy: 'distilled' (the "
+                      "shipped default), a shipped name ('distilled_v1') or a checkpoint path ('': off)",
         "card_alpha": "exponent of the card network's likelihood (below 1: flatter weights)",
         "card_rb": "with card_model: prior probability that another seat plays like the rule-based player "
                    "(each seat's cards explained by the mixture of the two models; 0: the network alone)",
@@ -245,7 +245,7 @@ register("expert", "agents.players.compose:expert",
          checks=lambda: {"worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000"},
          doc="the strongest composition measured: the neural bidder's early decisions + PIMC card play whose "
              "worlds the distilled card network weighs "
-             "(compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled,card_alpha=0.5,oversample=8))")
+             "(compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8))")
 
 
 def _distilled_defaults() -> dict[str, Any]:
@@ -254,7 +254,8 @@ def _distilled_defaults() -> dict[str, Any]:
     return {"model": "", "tie": DEFAULT_TIE}
 
 
-_DISTILLED_DOCS = {"model": "checkpoint path of the card network (default: the shipped agents/models/distilled_v1)",
+_DISTILLED_DOCS = {"model": "the card network: a checkpoint path or a shipped name "
+                            "(default: agents/models/distilled_v2; the first: distilled_v1)",
                    "tie": "the card of highest value + tie x policy (set on held-out games: docs/strength.md)"}
 
 

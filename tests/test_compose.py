@@ -259,7 +259,7 @@ def test_action_values_are_the_deciding_parts() -> None:
 
 
 @pytest.mark.parametrize("params, card_play", [
-    ("worlds=2", "pimc(worlds=2,card_model=distilled,card_alpha=0.5,oversample=8)"),
+    ("worlds=2", "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8)"),
     ("worlds=2,card_inference=false", "pimc(worlds=2)"),
     ("worlds=2,inference=true,card_inference=false", "pimc(worlds=2,inference=true)")])
 def test_expert_is_the_composition_it_names(params: str, card_play: str) -> None:

@@ -304,6 +304,20 @@ def test_the_distilled_player_loads_the_model_by_path(model: Path) -> None:
         DistilledAgent(model=str(model / "nothing"))
 
 
+def test_every_shipped_card_network_stays_loadable_by_name() -> None:
+    """``distilled`` plays the newest shipped network; each older one loads by its name, in
+    the player and in PIMC's inference, and they are different networks."""
+    from agents.players.distilled import SHIPPED
+    from agents.players.pimc import card_network
+
+    newest = make_agent("distilled").model.meta
+    assert newest == load_card_model(None).meta and SHIPPED[-1] == "distilled_v2"
+    assert len(newest["labels"]) == 2  # v2: the 8-world and the 32-world labels
+    metas = [make_agent(f"distilled:model={name}").model.meta for name in SHIPPED]
+    assert metas[-1] == newest and metas[0] != newest
+    assert card_network("distilled_v1").meta == metas[0] and card_network("distilled").meta == newest
+
+
 def test_the_distilled_player_passes_the_agent_api_test(model: Path) -> None:
     m = load_card_model(model / "model")
     report = agent_api_test(lambda: DistilledAgent(model=m), n_deals=5, seed=2, hidden_deals=1, n_worlds=2)

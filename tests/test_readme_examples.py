@@ -232,8 +232,18 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
     "skatsim compare runs/expert_h2h --players expert pimc:worlds=32":
         Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
+    "skatsim card-labels --out runs/card_labels__32__w8__g20000 --games 20000 --seed 32 --worlds 8 --workers 2":
+        Long((("--games 20000", "--games 3"), ("--worlds 8", "--worlds 2"))),
+    "skatsim card-labels --out runs/card_labels__36__w32__g8000 --games 8000 --seed 36 --worlds 32 --workers 2":
+        Long((("--games 8000", "--games 3"), ("--worlds 32", "--worlds 2"))),
+    "skatsim train-distil --labels runs/card_labels__32__w8__g20000 runs/card_labels__36__w32__g8000 "
+    "--out runs/distil_w8w32 --device cpu --set sequence=false --set val_games=500":
+        Long((("val_games=500", "val_games=1"),)),
+    **{"skatsim tournament distilled:model=runs/distil_w8w32/model distilled:model=distilled_v1 "
+       f"--deals {n} --seed {seed} --workers 2 --out runs/w8w32_vs_v1{suffix}": Long(((f"--deals {n}", "--deals 2"),))
+       for n, seed, suffix in ((1000, 20261227, ""), (4000, 20261228, "_b"))},
     "skatsim card-labels --out runs/card_labels_ei__34__w8__g10000 --games 10000 --seed 34 --worlds 8 --workers 2 "
-    "--search card_model=distilled,card_alpha=0.5,oversample=8":
+    "--search card_model=distilled_v1,card_alpha=0.5,oversample=8":
         Long((("--games 10000", "--games 3"), ("--worlds 8", "--worlds 2"), ("oversample=8", "oversample=2"))),
     "skatsim train-distil --labels runs/card_labels_ei__34__w8__g10000 --out runs/distil_ei --device cpu "
     "--set sequence=false --set val_games=500": Long((("val_games=500", "val_games=1"),)),
@@ -281,7 +291,7 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim tournament expert pimc:worlds=32 --deals 400 --seed 20261221 --chunk-size 10 --workers 2 "
     "--out runs/expert2_vs_pimc32":
         Long((("--deals 400", "--deals 1"), ("expert pimc:worlds=32", "expert:worlds=2 pimc:worlds=2"))),
-    **{"skatsim tournament \"compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled,"
+    **{"skatsim tournament \"compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,"
        f"card_alpha=0.5,oversample=8)\" expert:card_inference=false --deals 500 --seed {seed} --chunk-size 10 --workers 2 "
        f"--out runs/card_inference_{ab}":
        Long((("--deals 500", "--deals 1"), ("pimc(worlds=32", "pimc(worlds=2"),

@@ -193,8 +193,9 @@ class ComposedAgent:
         return "ComposedAgent(" + ", ".join(f"{'+'.join(p)}={k}" for k, p in groups.items()) + ")"
 
 
-#: PIMC's card-network inference in ``expert`` (measured on 1,000 boards, docs/strength.md)
-EXPERT_CARD_INFERENCE = "card_model=distilled,card_alpha=0.5,oversample=8"
+#: PIMC's card-network inference in ``expert`` (measured on 1,000 boards, docs/strength.md):
+#: the first card network, with which every ``expert`` figure was measured
+EXPERT_CARD_INFERENCE = "card_model=distilled_v1,card_alpha=0.5,oversample=8"
 
 
 def expert(worlds: int = 32, inference: bool = False, card_inference: bool = True) -> ComposedAgent:
@@ -204,12 +205,12 @@ def expert(worlds: int = 32, inference: bool = False, card_inference: bool = Tru
     of the others' cards (``card_inference``, :data:`EXPERT_CARD_INFERENCE`; ``False``: uniform
     worlds, the ``expert`` measured before 2026-12-06's tenth session) and, with ``inference``,
     by the auction. The same player as
-    ``compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled,card_alpha=0.5,oversample=8)``;
+    ``compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8)``;
     what each part is worth is in docs/strength.md.
 
     >>> e = expert(worlds=8)
     >>> e.name, e.parts["bidding"], e.parts["defender_play"]
-    ('expert', 'neural_bidder', 'pimc:card_alpha=0.5,card_model=distilled,oversample=8,worlds=8')
+    ('expert', 'neural_bidder', 'pimc:card_alpha=0.5,card_model=distilled_v1,oversample=8,worlds=8')
     >>> expert(worlds=8, card_inference=False).parts["declarer_play"]
     'pimc:worlds=8'
     """

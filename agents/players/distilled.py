@@ -26,8 +26,9 @@ four from the same data):
 Outside suit, grand and null card play (the bidding, the skat, the declaration, Kontra/Re,
 Ramsch) the agent is the rule-based player.
 
-The shipped model, ``agents/models/distilled_v1``, is the registry's ``distilled`` (and the
-card play of ``learned``); a model of your own goes by path::
+The shipped model, ``agents/models/distilled_v2``, is the registry's ``distilled`` (and the
+card play of ``learned``); the first one stays loadable as ``distilled:model=distilled_v1``;
+a model of your own goes by path::
 
     skatsim tournament distilled rule_based
     skatsim tournament "distilled:model=runs/distil/model" rule_based
@@ -56,7 +57,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DistilledAgent", "CardModel", "build_net", "encode", "encode_arrays", "encode_observation", "legal_policy",
            "played_sequence", "CANON", "N_FLAT",
-           "MAX_TOKENS", "DEFAULT_TIE", "load_card_model", "save_card_model", "default_model_path", "FORMAT",
+           "MAX_TOKENS", "DEFAULT_TIE", "load_card_model", "save_card_model", "default_model_path", "model_path",
+           "SHIPPED", "FORMAT",
            "LAYOUT_VERSION"]
 
 FORMAT = "skatsim.distilled"
@@ -336,15 +338,36 @@ def save_card_model(net: Any, path: str | Path, config: dict[str, Any]) -> tuple
     return write_checkpoint(net, path, meta)
 
 
+#: The card networks shipped in ``agents/models``, oldest first; the last is the default.
+SHIPPED = ("distilled_v1", "distilled_v2")
+
+
 def default_model_path() -> Path:
-    """The shipped model (``agents/models/distilled_v1``)."""
-    return MODELS_DIR / "distilled_v1"
+    """The shipped model (``agents/models/distilled_v2``).
+
+    >>> default_model_path().name
+    'distilled_v2'
+    """
+    return MODELS_DIR / SHIPPED[-1]
+
+
+def model_path(name: str | Path | None) -> Path:
+    """The checkpoint a model name means: ``None`` or ``""`` the default, a shipped name
+    (:data:`SHIPPED`, e.g. ``"distilled_v1"``) its file in ``agents/models``, anything else a
+    path (a stem, ``.pt`` or ``.json``).
+
+    >>> model_path("distilled_v1").name, model_path("runs/distil/model").as_posix()
+    ('distilled_v1', 'runs/distil/model')
+    """
+    if not name:
+        return default_model_path()
+    return MODELS_DIR / str(name) if str(name) in SHIPPED else Path(name)
 
 
 def load_card_model(path: str | Path | None = None) -> CardModel:
-    """Load a checkpoint (``None``: the shipped model); a clear error when it is missing or
-    was written for another layout."""
-    pt, js = checkpoint_files(default_model_path() if path is None else path)
+    """Load a checkpoint (``None``: the shipped default; a shipped name or a path:
+    :func:`model_path`); a clear error when it is missing or was written for another layout."""
+    pt, js = checkpoint_files(model_path(path))
     if not pt.is_file() or not js.is_file():
         raise ValueError(f"no card-network checkpoint at {pt.with_suffix('')} (need {pt.name} and {js.name})")
     meta = json.loads(js.read_text())

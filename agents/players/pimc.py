@@ -140,7 +140,8 @@ class PIMCAgent:
         oversample: candidate worlds drawn per world kept when inferring.
         card_model: weigh the worlds by the other seats' cards under a learned policy
             (:func:`agents.players.pimc_inference.card_log_likelihoods`): ``"distilled"``
-            (the shipped card network) or a card-network checkpoint path; ``""``: off. Works
+            (the shipped default card network), a shipped name (``"distilled_v1"``) or a
+            card-network checkpoint path; ``""``: off. Works
             with or without ``inference`` (which weighs the auction).
         card_alpha: the exponent of that likelihood (below 1 flattens it: more distinct
             worlds survive the draw).
