@@ -232,6 +232,12 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
     "skatsim compare runs/expert_h2h --players expert pimc:worlds=32":
         Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
+    "skatsim tournament distilled pimc:worlds=32 --deals 500 --seed 20261229 --workers 2 --out runs/distilled_v2_vs_pimc32":
+        Long((("--deals 500", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
+    "skatsim tournament learned learned:model=distilled_v1 rule_based --deals 1000 --seed 20261232 --workers 2 "
+    "--out runs/learned_v1_v2_rb": Long((("--deals 1000", "--deals 2"),)),
+    "skatsim tournament learned dmc dmc:model=agents/models/dmc_v3 --deals 1000 --seed 20261231 --workers 2 "
+    "--out runs/learned_v2_vs_dmc": Long((("--deals 1000", "--deals 2"),)),
     "skatsim card-labels --out runs/card_labels__32__w8__g20000 --games 20000 --seed 32 --worlds 8 --workers 2":
         Long((("--games 20000", "--games 3"), ("--worlds 8", "--worlds 2"))),
     "skatsim card-labels --out runs/card_labels__36__w32__g8000 --games 8000 --seed 36 --worlds 32 --workers 2":
