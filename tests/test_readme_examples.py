@@ -232,6 +232,9 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
     "skatsim compare runs/expert_h2h --players expert pimc:worlds=32":
         Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
+    "python experiments/dmc_pool.py --players learned distilled rule_based --pool rule_based "
+    "rule_based:bid_threshold=0.45 rule_based:bid_threshold=0.75 neural_bidder --deals 500 --seed 20261233 "
+    "--skip rule_based@rule_based": Long((("--deals 500", "--deals 2"),)),
     "skatsim tournament distilled pimc:worlds=32 --deals 500 --seed 20261229 --workers 2 --out runs/distilled_v2_vs_pimc32":
         Long((("--deals 500", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
     "skatsim tournament learned learned:model=distilled_v1 rule_based --deals 1000 --seed 20261232 --workers 2 "
