@@ -226,7 +226,7 @@ def test_card_positions_replay_the_other_seats_views_at_their_card_choices(cards
     """In the true world the compiled replay records exactly the other seats' card decisions
     with a choice, each with the view that seat had, the card and the rule-based card (the
     same card: every seat here is the rule-based player)."""
-    from agents.players.pimc_inference import MAX_OTHER_CARDS, _dealt_worlds, card_positions, public_actions
+    from agents.players.pimc_inference import replay_card_positions
     from skatsim.kernels import game as G
 
     params = np.array(RuleBasedAgent().param_row, dtype=np.float64)  # writable, as the agent passes it: one signature
@@ -239,13 +239,7 @@ def test_card_positions_replay_the_other_seats_views_at_their_card_choices(cards
         me = t.current_player()
         o = t.observation(me)
         true = np.array([[t.hand_mask(0), t.hand_mask(1), t.hand_mask(2), t.skat_mask()]])
-        dealt, _ = _dealt_worlds(o, true)
-        m = MAX_OTHER_CARDS
-        views = np.zeros((1, m, G.N_FIELDS), np.int64)
-        seats, ntok, played, rbs, legal = (np.zeros((1, m), np.int64) for _ in range(5))
-        count = np.zeros(1, np.int64)
-        card_positions(dealt, public_actions(o, cards=True), np.int64(me), params, np.int64(o.view[G.F_OPTIONS]),
-                       views, seats, ntok, played, rbs, legal, count)
+        views, seats, ntok, played, rbs, legal, count = replay_card_positions(o, true, params)
         want = [x for x in seen if x[0] != me]
         assert count[0] == len(want)
         for k, (p, view, a, before) in enumerate(want):
@@ -296,10 +290,8 @@ def test_the_rule_based_mixture_is_a_per_seat_model_average(prior):
     """With ``rb_prior`` each other seat's likelihood is ``(1 - prior) L_net + prior L_rb``
     (``L_rb``: ``(1 - mix) [card = rule-based card] + mix / k`` per card), checked against
     the positions the compiled replay records, in the true world and in sampled ones."""
-    from agents.players.pimc_inference import (MAX_OTHER_CARDS, _dealt_worlds, card_log_likelihoods,
-                                               card_positions, public_actions)
+    from agents.players.pimc_inference import card_log_likelihoods, replay_card_positions
     from skatsim.bits import popcount
-    from skatsim.kernels import game as G
 
     params = np.array(RuleBasedAgent().param_row, dtype=np.float64)
     mix = 0.1
@@ -314,14 +306,8 @@ def test_the_rule_based_mixture_is_a_per_seat_model_average(prior):
         true = np.array([[t.hand_mask(0), t.hand_mask(1), t.hand_mask(2), t.skat_mask()]])
         worlds = np.concatenate([true, sample_worlds(InfoState.from_observation(o), 6, seed)])
         got_ll = card_log_likelihoods(o, worlds, _UniformCardModel(), params, mix=mix, rb_prior=prior)
-        dealt, _ = _dealt_worlds(o, worlds)
-        m = MAX_OTHER_CARDS
+        _, seats, _, played, rbs, legal, count = replay_card_positions(o, worlds, params)
         n = len(worlds)
-        views = np.zeros((n, m, G.N_FIELDS), np.int64)
-        seats, ntok, played, rbs, legal = (np.zeros((n, m), np.int64) for _ in range(5))
-        count = np.zeros(n, np.int64)
-        card_positions(dealt, public_actions(o, cards=True), np.int64(me), params, np.int64(o.view[G.F_OPTIONS]),
-                       views, seats, ntok, played, rbs, legal, count)
         for i in range(n):
             if count[i] < 0:
                 assert got_ll[i] == -np.inf

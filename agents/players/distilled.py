@@ -352,14 +352,14 @@ def default_model_path() -> Path:
 
 
 def model_path(name: str | Path | None) -> Path:
-    """The checkpoint a model name means: ``None`` or ``""`` the default, a shipped name
-    (:data:`SHIPPED`, e.g. ``"distilled_v1"``) its file in ``agents/models``, anything else a
-    path (a stem, ``.pt`` or ``.json``).
+    """The checkpoint a model name means: ``None``, ``""`` or ``"distilled"`` the default, a
+    shipped name (:data:`SHIPPED`, e.g. ``"distilled_v1"``) its file in ``agents/models``,
+    anything else a path (a stem, ``.pt`` or ``.json``).
 
     >>> model_path("distilled_v1").name, model_path("runs/distil/model").as_posix()
     ('distilled_v1', 'runs/distil/model')
     """
-    if not name:
+    if not name or str(name) == "distilled":
         return default_model_path()
     return MODELS_DIR / str(name) if str(name) in SHIPPED else Path(name)
 

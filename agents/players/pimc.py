@@ -415,7 +415,7 @@ def card_network(name: str) -> Any:
         from ..learn.nets import lazy_torch
         from .distilled import load_card_model
 
-        _CARD_NETWORKS[name] = load_card_model(None if name == "distilled" else name)
+        _CARD_NETWORKS[name] = load_card_model(name)
         lazy_torch().set_num_threads(1)
     return _CARD_NETWORKS[name]
 

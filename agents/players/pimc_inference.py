@@ -24,7 +24,7 @@ view there (:mod:`agents.players.distilled`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -38,8 +38,8 @@ from skatsim.kernels.policies import POLICY_RULE_BASED, policy_act
 if TYPE_CHECKING:
     from skatsim.observation import Observation
 
-__all__ = ["public_actions", "world_weights", "weigh_worlds", "card_positions", "card_log_likelihoods",
-           "MAX_OTHER_CARDS"]
+__all__ = ["public_actions", "world_weights", "weigh_worlds", "card_positions", "replay_card_positions",
+           "CardPositions", "card_log_likelihoods", "MAX_OTHER_CARDS"]
 
 _DECL_OF_CODE = {c: DECLARE_BASE + i for i, c in enumerate(DECLARATIONS)}
 HIDDEN_DISCARD = -1
@@ -255,6 +255,33 @@ def card_positions(dealt, actions, me, params, options, views, seats, ntok, play
         count[i] = n if ok else -1
 
 
+class CardPositions(NamedTuple):
+    """What :func:`card_positions` records per world (``[i, k]``: the ``k``-th card another
+    seat chose with a choice in world ``i``; ``counts[i]`` of them, ``-1``: impossible world)."""
+
+    views: np.ndarray
+    seats: np.ndarray
+    ntok: np.ndarray
+    played: np.ndarray
+    rbs: np.ndarray
+    legal: np.ndarray
+    counts: np.ndarray
+
+
+def replay_card_positions(obs: "Observation", worlds: np.ndarray, params: np.ndarray) -> CardPositions:
+    """Run :func:`card_positions` for ``obs.seat`` over ``worlds`` (``(n, 4)``, as sampled),
+    the rule-based card from ``params``."""
+    dealt, _ = _dealt_worlds(obs, worlds)
+    n, m = len(dealt), MAX_OTHER_CARDS
+    per = [np.zeros((n, m), np.int64) for _ in range(5)]
+    pos = CardPositions(np.zeros((n, m, G.N_FIELDS), np.int64), per[0], per[1], per[2], per[3], per[4],
+                        np.zeros(n, np.int64))
+    card_positions(dealt, public_actions(obs, cards=True), np.int64(obs.seat),
+                   np.array(params, dtype=np.float64),  # writable: one compiled signature
+                   np.int64(obs.view[G.F_OPTIONS]), *pos)
+    return pos
+
+
 def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, params: np.ndarray,
                          mix: float = 0.1, rb_prior: float = 0.0) -> np.ndarray:
     """Log-likelihood of the other seats' cards in each of ``worlds`` (``(n, 4)``, as sampled)
@@ -272,19 +299,8 @@ def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, par
     opponent plays like one, and the network's otherwise)."""
     from .distilled import MAX_TOKENS, encode_arrays, legal_policy, played_sequence
 
-    dealt, _ = _dealt_worlds(obs, worlds)
-    acts = public_actions(obs, cards=True)
-    n = len(dealt)
-    m = MAX_OTHER_CARDS
-    views = np.zeros((n, m, G.N_FIELDS), np.int64)
-    seats = np.zeros((n, m), np.int64)
-    ntok = np.zeros((n, m), np.int64)
-    played = np.zeros((n, m), np.int64)
-    rbs = np.zeros((n, m), np.int64)
-    legal = np.zeros((n, m), np.int64)
-    count = np.zeros(n, np.int64)
-    card_positions(dealt, acts, np.int64(obs.seat), np.array(params, dtype=np.float64), np.int64(obs.view[G.F_OPTIONS]),
-                   views, seats, ntok, played, rbs, legal, count)
+    views, seats, ntok, played, rbs, legal, count = replay_card_positions(obs, worlds, params)
+    n, m = seats.shape
     out = np.where(count < 0, -np.inf, 0.0)
     keep = np.arange(m)[None, :] < count[:, None]
     if not keep.any():
