@@ -109,6 +109,8 @@ def _pimc_docs() -> dict[str, str]:
         "log": "keep a record per searched decision",
         "tt_bits": "log2 of the solver's transposition-table entries",
         "bid_worlds": "worlds per contract of the simulation bidder (default: worlds)",
+        "schneider": "break a tie of cards on which every world agrees (game won in all, or lost in all) "
+                     "by the chance of schneider, when more than exact_tricks tricks are left",
     }
     for k, v in _rule_based_docs().items():
         docs.setdefault(k, "delegated rule-based player: " + v)

@@ -340,3 +340,50 @@ def test_pimc_with_a_card_model_plays_legal_cards_and_is_deterministic():
         PIMCAgent(card_rb=0.5)
     with pytest.raises(ValueError, match="no card-network checkpoint at"):
         PIMCAgent(card_model="no/such/model")
+
+
+def test_the_schneider_tie_break_plays_for_schneider_when_every_world_agrees(monkeypatch):
+    """With the true world as the only sample, ``schneider=True`` plays, among the cards that
+    are best at 61, one that is best at the next goal (90 when the declarer wins, his 31 when
+    he loses: the solver's values, computed here apart); the plain agent does not always."""
+    strict = differs = 0
+    for seed in range(60):
+        contract = ["C", "G", "SH", "D", "H", "G"][seed % 6]
+        s = _play_prefix(seed, contract, seed % 3, random.Random(seed).randrange(0, 12))
+        if s.is_terminal() or len(s.legal_actions()) < 2:
+            continue
+        p = s.current_player()
+        mover_decl = p == s.declarer
+        true = np.array([[s.hand_mask(0), s.hand_mask(1), s.hand_mask(2), s.skat_mask()]], dtype=np.int64)
+        monkeypatch.setattr(pimc_mod, "sample_worlds", lambda info, n, rng: true)
+        at61 = solve(s, mode="threshold", threshold=61, move_values=True).move_values
+        if len(set(at61.values())) != 1:  # the world does not agree on the game for every card
+            continue
+        goal = 90 if next(iter(at61.values())) == 1 else 31
+        nxt = solve(s, mode="threshold", threshold=goal, move_values=True).move_values
+        side = {c: (v if mover_decl else 1 - v) for c, v in nxt.items()}
+        best = {c for c in side if side[c] == max(side.values())}
+        cards = {}
+        for flag in (True, False):
+            agent = PIMCAgent(worlds=1, enumerate=False, exact_tricks=0, schneider=flag)
+            agent.reset(0, p, 1)
+            cards[flag] = agent.act(s.observation(p))
+        assert cards[True] in best, (seed, contract, goal)
+        strict += len(best) < len(side)
+        differs += cards[False] not in best
+    assert strict >= 3 and differs >= 1, (strict, differs)
+
+
+def test_the_schneider_goal_and_its_parameter():
+    from agents.players.pimc import schneider_goal
+
+    v = np.full((3, 32), -1)
+    v[:, [1, 2]] = 1
+    assert schneider_goal(v, [1, 2]) == 90
+    v[:, [1, 2]] = 0
+    assert schneider_goal(v, [1, 2]) == 31
+    v[2, 1] = 1
+    assert schneider_goal(v, [1, 2]) is None
+    with pytest.raises(TypeError, match="schneider"):
+        PIMCAgent(schneider="yes")
+    assert "schneider=True" in PIMCAgent(schneider=True).card_play_key()[0]

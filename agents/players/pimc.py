@@ -16,6 +16,11 @@ Decision rules (``rule=``):
   broken by the mean card points of the side over the worlds (exact solves of the tied
   cards only, suit and grand, when at most ``exact_tricks`` tricks are left), then by the
   rule-based player's choice when it is among the tied cards, then by the cheapest card.
+  With ``schneider=True``, earlier in the hand (more than ``exact_tricks`` tricks left) a tie
+  in which every world agrees on the game (won in all, or lost in all) is broken first by
+  schneider: the tied cards are searched once more against the next goal of the game's value
+  (90 card points for the declarer when the game is won, the declarer's 31 when it is lost),
+  and the cards that do best for the mover's side stay tied. Suit and grand with 61 to reach.
 - ``"points"``: the best mean card points of the side (exact solves; slower).
 
 Late in the hand, when no more than ``worlds`` worlds remain, all of them are enumerated
@@ -57,7 +62,7 @@ if TYPE_CHECKING:
 
     from ..arena.base import ActionValues
 
-__all__ = ["PIMCAgent", "choose", "enumerate_worlds", "card_network"]
+__all__ = ["PIMCAgent", "choose", "schneider_goal", "enumerate_worlds", "card_network"]
 
 _RULES = ("wins", "points")
 _BIDDING = ("rule_based", "simulation")
@@ -121,6 +126,26 @@ def choose(values: np.ndarray, mover_is_declarer: bool, legal: Sequence[int],
     return [c for c in legal if abs(float(wins[c]) - best) < 1e-9], wins
 
 
+def schneider_goal(values: np.ndarray, cards: Sequence[int]) -> int | None:
+    """The declarer's next goal when threshold values ``(n_worlds, 32)`` at 61 agree on every
+    world for each of ``cards``: 90 (schneider) when he wins everywhere, 31 (out of
+    schneider) when he loses everywhere, ``None`` otherwise.
+
+    >>> v = np.full((2, 32), -1); v[:, [3, 5]] = 1
+    >>> schneider_goal(v, [3, 5]), schneider_goal(1 - v.clip(0), [3, 5])
+    (90, 31)
+    >>> v[0, 5] = 0
+    >>> schneider_goal(v, [3, 5]) is None
+    True
+    """
+    col = values[:, list(cards)]
+    if len(col) and (col == 1).all():
+        return 90
+    if len(col) and (col == 0).all():
+        return 31
+    return None
+
+
 class PIMCAgent:
     """Perfect-Information Monte Carlo card play (see the module docstring).
 
@@ -154,6 +179,9 @@ class PIMCAgent:
         log: keep a record per searched decision in ``decisions``.
         tt_bits: log2 of the solver's transposition-table entries.
         bid_worlds: worlds per contract of the simulation bidder (default: ``worlds``).
+        schneider: break a tie of cards on which every world agrees (the game won in all, or
+            lost in all) by the chance of schneider, before the rule-based tie-break
+            (module docstring).
         rule-based parameters (``max_bid=...``): passed to the delegated rule-based player.
     """
 
@@ -164,7 +192,7 @@ class PIMCAgent:
                  inference: bool = False, inference_eps: float = 0.2, card_eps: float = 1.0, oversample: int = 4,
                  card_model: str = "", card_alpha: float = 1.0, card_rb: float = 0.0,
                  node_limit: int = 300_000, log: bool = False, tt_bits: int = 18, bid_worlds: int | None = None,
-                 **rule_based: Any) -> None:
+                 schneider: bool = False, **rule_based: Any) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 10_000:
             raise ValueError(f"worlds must be an int in 1..10000, got {worlds!r}")
         if rule not in _RULES:
@@ -189,6 +217,9 @@ class PIMCAgent:
         if isinstance(node_limit, bool) or not isinstance(node_limit, int) or node_limit < 0:
             raise ValueError(f"node_limit must be a non-negative int (0: no limit), got {node_limit!r}")
         self.node_limit = int(node_limit)
+        if not isinstance(schneider, (bool, np.bool_)):
+            raise TypeError(f"schneider must be True or False, got {schneider!r}")
+        self.schneider = bool(schneider)
         self.inference = bool(inference)
         if not isinstance(card_model, str):
             raise TypeError(f"card_model must be a string ('', 'distilled' or a checkpoint path), got {card_model!r}")
@@ -310,6 +341,8 @@ class PIMCAgent:
             kept_weight = float(len(vals) if kw is None else kw.sum())
             tied, wins = choose(vals, mover_decl, legal, kw)
             score = None
+            if self.schneider and len(tied) > 1 and goal == 61 and info_tricks_left(info) > self.exact_tricks:
+                tied = self._schneider_ties(worlds[keep], info, vals, kw, mover_decl, tied)
             if len(tied) > 1 and obs.game_type != NULL and info_tricks_left(info) <= self.exact_tricks:
                 pts, _ = self._values(worlds[keep], info, "exact", 61)
                 score = self._side_points(pts, mover_decl, tied) if len(pts) else None
@@ -329,6 +362,21 @@ class PIMCAgent:
                 "mean_points": None if score is None else {c: float(score[c]) for c in score},
                 "seconds": time.perf_counter() - t0})
         return card
+
+    def _schneider_ties(self, worlds: np.ndarray, info: InfoState, vals: np.ndarray, weights: np.ndarray | None,
+                        mover_decl: bool, tied: list[int]) -> list[int]:
+        """The tied cards that do best at schneider, when every world agrees on the game for
+        each of them (the declarer reaches 61 in all or in none): the next goal is the
+        declarer's 90 if he wins, his 31 if he loses (:func:`schneider_goal`). Worlds over the
+        node budget in the second search count for nothing; if none is left, ``tied`` as it is."""
+        goal = schneider_goal(vals, tied)
+        if goal is None:
+            return tied
+        v2, keep2 = self._values(worlds, info, "threshold", goal)
+        if not len(v2):
+            return tied
+        best, _ = choose(v2, mover_decl, tied, None if weights is None else weights[keep2])
+        return best
 
     def _sample(self, info: InfoState, t0: float) -> np.ndarray:
         if self.time_budget is None:
@@ -397,7 +445,7 @@ class PIMCAgent:
              f"enumerate={self.enumerate},inference={self.inference},eps={self.inference_eps:g},"
              f"card_eps={self.card_eps:g},card_model={self.card_model},card_alpha={self.card_alpha:g},"
              f"card_rb={self.card_rb:g},oversample={self.oversample},node_limit={self.node_limit},tt={self._solver.tt_slots},"
-             f"bidding={self.bidding}|{rb[0]}")
+             f"bidding={self.bidding},schneider={self.schneider}|{rb[0]}")
         return (k, k, rb[2])
 
     def __repr__(self) -> str:
