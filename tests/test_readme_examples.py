@@ -235,6 +235,19 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "python experiments/dmc_pool.py --players learned distilled rule_based --pool rule_based "
     "rule_based:bid_threshold=0.45 rule_based:bid_threshold=0.75 neural_bidder --deals 500 --seed 20261233 "
     "--skip rule_based@rule_based": Long((("--deals 500", "--deals 2"),)),
+    "python experiments/dmc_pool.py --players learned --pool pimc:worlds=32 --deals 0 --slow-deals 500 --chunk 10 "
+    "--seed 20261233 --out runs/pool_pimc_learned": Long((("--slow-deals 500 --chunk 10", "--slow-deals 2 --chunk 1"),
+                                                  ("pimc:worlds=32", "pimc:worlds=2"))),
+    "python experiments/dmc_pool.py --players distilled --pool pimc:worlds=32 --deals 0 --slow-deals 500 --chunk 10 "
+    "--seed 20261233 --out runs/pool_pimc_distilled": Long((("--slow-deals 500 --chunk 10", "--slow-deals 2 --chunk 1"),
+                                                  ("pimc:worlds=32", "pimc:worlds=2"))),
+    "python experiments/dmc_pool.py --players rule_based --pool pimc:worlds=32 --deals 0 --slow-deals 500 --chunk 10 "
+    "--seed 20261233 --out runs/pool_pimc_rule_based": Long((("--slow-deals 500 --chunk 10", "--slow-deals 2 --chunk 1"),
+                                                  ("pimc:worlds=32", "pimc:worlds=2"))),
+    "python experiments/pool_gain.py runs/dmc_pool__20261233__<time> runs/pool_pimc_learned/dmc_pool__20261233__<time> "
+    "runs/pool_pimc_distilled/dmc_pool__20261233__<time> runs/pool_pimc_rule_based/dmc_pool__20261233__<time> "
+    "--players learned distilled --opponents rule_based rule_based:bid_threshold=0.45 rule_based:bid_threshold=0.75 "
+    "neural_bidder pimc:worlds=32": Run((("pimc:worlds=32", "pimc:worlds=2"),)),
     "skatsim tournament distilled pimc:worlds=32 --deals 500 --seed 20261229 --workers 2 --out runs/distilled_v2_vs_pimc32":
         Long((("--deals 500", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
     "skatsim tournament learned learned:model=distilled_v1 rule_based --deals 1000 --seed 20261232 --workers 2 "
