@@ -109,8 +109,9 @@ def _pimc_docs() -> dict[str, str]:
         "log": "keep a record per searched decision",
         "tt_bits": "log2 of the solver's transposition-table entries",
         "bid_worlds": "worlds per contract of the simulation bidder (default: worlds)",
-        "schneider": "break a tie of cards on which every world agrees (game won in all, or lost in all) "
-                     "by the chance of schneider, when more than exact_tricks tricks are left",
+        "schneider": "'both' or 'declarer' (its decisions only): break a tie of cards on which every world "
+                     "agrees (game won in all, or lost in all) by the chance of schneider, when more than "
+                     "exact_tricks tricks are left; 'off' (default): never",
     }
     for k, v in _rule_based_docs().items():
         docs.setdefault(k, "delegated rule-based player: " + v)
@@ -125,6 +126,7 @@ def _pimc_checks() -> dict[str, Any]:
 
     return {**_rule_based_checks(), "worlds": count(1, 10_000), "bid_worlds": count(1, 10_000),
             "rule": one_of("wins", "points"), "bidding": one_of("rule_based", "simulation"),
+            "schneider": one_of("off", "declarer", "both"),
             "time_budget": lambda v: None if v is None or v > 0 else "a positive number of seconds",
             "exact_tricks": count(0, 10), "inference_eps": in_range(0, 1, "a weight factor"),
             "card_eps": lambda v: None if 0 < v <= 1 else "a weight factor in (0, 1]",

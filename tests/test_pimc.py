@@ -365,7 +365,7 @@ def test_the_schneider_tie_break_plays_for_schneider_when_every_world_agrees(mon
         best = {c for c in side if side[c] == max(side.values())}
         cards = {}
         for flag in (True, False):
-            agent = PIMCAgent(worlds=1, enumerate=False, exact_tricks=0, schneider=flag)
+            agent = PIMCAgent(worlds=1, enumerate=False, exact_tricks=0, schneider="both" if flag else "off")
             agent.reset(0, p, 1)
             cards[flag] = agent.act(s.observation(p))
         assert cards[True] in best, (seed, contract, goal)
@@ -384,6 +384,29 @@ def test_the_schneider_goal_and_its_parameter():
     assert schneider_goal(v, [1, 2]) == 31
     v[2, 1] = 1
     assert schneider_goal(v, [1, 2]) is None
-    with pytest.raises(TypeError, match="schneider"):
+    with pytest.raises(ValueError, match="schneider"):
         PIMCAgent(schneider="yes")
-    assert "schneider=True" in PIMCAgent(schneider=True).card_play_key()[0]
+    assert "schneider=both" in PIMCAgent(schneider="both").card_play_key()[0]
+    assert "schneider=declarer" in PIMCAgent(schneider="declarer").card_play_key()[0]
+
+
+def test_the_declarer_only_schneider_tie_break_leaves_the_defence_as_it_was(monkeypatch):
+    """``schneider="declarer"`` plays the declarer's cards as ``True`` and the defenders' as
+    ``False`` (the true world as the only sample, as above)."""
+    seen = set()
+    for seed in range(40):
+        s = _play_prefix(seed, ["C", "G", "SH"][seed % 3], seed % 3, random.Random(seed).randrange(0, 12))
+        if s.is_terminal() or len(s.legal_actions()) < 2:
+            continue
+        p = s.current_player()
+        true = np.array([[s.hand_mask(0), s.hand_mask(1), s.hand_mask(2), s.skat_mask()]], dtype=np.int64)
+        monkeypatch.setattr(pimc_mod, "sample_worlds", lambda info, n, rng: true)
+        cards = {}
+        for flag in ("both", "off", "declarer"):
+            agent = PIMCAgent(worlds=1, enumerate=False, exact_tricks=0, schneider=flag)
+            agent.reset(0, p, 1)
+            cards[flag] = agent.act(s.observation(p))
+        assert cards["declarer"] == cards["both" if p == s.declarer else "off"], (seed, p, s.declarer)
+        if cards["both"] != cards["off"]:
+            seen.add(p == s.declarer)
+    assert seen == {True, False}  # the two sides' tie-breaks differ somewhere, so the test can fail

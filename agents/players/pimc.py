@@ -16,11 +16,12 @@ Decision rules (``rule=``):
   broken by the mean card points of the side over the worlds (exact solves of the tied
   cards only, suit and grand, when at most ``exact_tricks`` tricks are left), then by the
   rule-based player's choice when it is among the tied cards, then by the cheapest card.
-  With ``schneider=True``, earlier in the hand (more than ``exact_tricks`` tricks left) a tie
+  With ``schneider="both"``, earlier in the hand (more than ``exact_tricks`` tricks left) a tie
   in which every world agrees on the game (won in all, or lost in all) is broken first by
   schneider: the tied cards are searched once more against the next goal of the game's value
   (90 card points for the declarer when the game is won, the declarer's 31 when it is lost),
   and the cards that do best for the mover's side stay tied. Suit and grand with 61 to reach.
+  ``schneider="declarer"`` does so in the declarer's decisions only.
 - ``"points"``: the best mean card points of the side (exact solves; slower).
 
 Late in the hand, when no more than ``worlds`` worlds remain, all of them are enumerated
@@ -126,6 +127,10 @@ def choose(values: np.ndarray, mover_is_declarer: bool, legal: Sequence[int],
     return [c for c in legal if abs(float(wins[c]) - best) < 1e-9], wins
 
 
+#: the values of ``PIMCAgent(schneider=...)``: never, the declarer's decisions only, both sides
+_SCHNEIDER = ("off", "declarer", "both")
+
+
 def schneider_goal(values: np.ndarray, cards: Sequence[int]) -> int | None:
     """The declarer's next goal when threshold values ``(n_worlds, 32)`` at 61 agree on every
     world for each of ``cards``: 90 (schneider) when he wins everywhere, 31 (out of
@@ -181,7 +186,8 @@ class PIMCAgent:
         bid_worlds: worlds per contract of the simulation bidder (default: ``worlds``).
         schneider: break a tie of cards on which every world agrees (the game won in all, or
             lost in all) by the chance of schneider, before the rule-based tie-break
-            (module docstring).
+            (module docstring): ``"both"`` for both sides, ``"declarer"`` for the declarer's
+            decisions only, ``"off"`` (the default) never.
         rule-based parameters (``max_bid=...``): passed to the delegated rule-based player.
     """
 
@@ -192,7 +198,7 @@ class PIMCAgent:
                  inference: bool = False, inference_eps: float = 0.2, card_eps: float = 1.0, oversample: int = 4,
                  card_model: str = "", card_alpha: float = 1.0, card_rb: float = 0.0,
                  node_limit: int = 300_000, log: bool = False, tt_bits: int = 18, bid_worlds: int | None = None,
-                 schneider: bool = False, **rule_based: Any) -> None:
+                 schneider: str = "off", **rule_based: Any) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 10_000:
             raise ValueError(f"worlds must be an int in 1..10000, got {worlds!r}")
         if rule not in _RULES:
@@ -217,9 +223,9 @@ class PIMCAgent:
         if isinstance(node_limit, bool) or not isinstance(node_limit, int) or node_limit < 0:
             raise ValueError(f"node_limit must be a non-negative int (0: no limit), got {node_limit!r}")
         self.node_limit = int(node_limit)
-        if not isinstance(schneider, (bool, np.bool_)):
-            raise TypeError(f"schneider must be True or False, got {schneider!r}")
-        self.schneider = bool(schneider)
+        if schneider not in _SCHNEIDER:
+            raise ValueError(f"schneider must be one of {_SCHNEIDER}, got {schneider!r}")
+        self.schneider = str(schneider)
         self.inference = bool(inference)
         if not isinstance(card_model, str):
             raise TypeError(f"card_model must be a string ('', 'distilled' or a checkpoint path), got {card_model!r}")
@@ -341,7 +347,8 @@ class PIMCAgent:
             kept_weight = float(len(vals) if kw is None else kw.sum())
             tied, wins = choose(vals, mover_decl, legal, kw)
             score = None
-            if self.schneider and len(tied) > 1 and goal == 61 and info_tricks_left(info) > self.exact_tricks:
+            if (self.schneider == "both" or (self.schneider == "declarer" and mover_decl)) and len(tied) > 1 \
+                    and goal == 61 and info_tricks_left(info) > self.exact_tricks:
                 tied = self._schneider_ties(worlds[keep], info, vals, kw, mover_decl, tied)
             if len(tied) > 1 and obs.game_type != NULL and info_tricks_left(info) <= self.exact_tricks:
                 pts, _ = self._values(worlds[keep], info, "exact", 61)
