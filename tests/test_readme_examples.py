@@ -320,7 +320,27 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
              ("expert:card_inference=false", "expert:worlds=2,card_inference=false")))
        for seed, ab in ((20261219, "a"), (20261220, "b"))},
     "skatsim compare runs/expert_vs_pimc32": Run(setup=_compare_runs),
+    # the outside measurement's shape: one seat against two rule_based seats (seed 20261234)
+    "skatsim tournament expert rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
+    "--out runs/expert_vs_rb": Long((("--deals 1000", "--deals 1"), ("expert", "expert:worlds=2"))),
+    "skatsim tournament pimc:worlds=32 rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 1 "
+    "--out runs/pimc32_vs_rb": Long((("--deals 1000", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
+    "skatsim tournament neural_bidder:card_play=pimc rule_based --deals 1000 --seed 20261234 --chunk-size 10 "
+    "--workers 1 --out runs/nbpimc_vs_rb": Long((("--deals 1000", "--deals 1"),
+                                                 ("card_play=pimc", "card_play=pimc,pimc_worlds=2"))),
+    "skatsim tournament rule_based:bid_threshold=0.6 rule_based --deals 1000 --seed 20261234 --workers 1 "
+    "--out runs/rb_vs_rb": Run((("--deals 1000", "--deals 1"),)),
+    "skatsim compare runs/expert_vs_rb runs/rb_vs_rb --players expert rule_based:bid_threshold=0.6":
+        Run((("--players expert", "--players expert:worlds=2"),)),
+    "skatsim compare runs/expert_vs_rb runs/pimc32_vs_rb --players expert pimc:worlds=32":
+        Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
+    "skatsim compare runs/expert_vs_rb runs/nbpimc_vs_rb --players expert neural_bidder:card_play=pimc":
+        Run((("--players expert neural_bidder:card_play=pimc",
+              "--players expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
     # docs/strength.md
+    "skatsim tournament pimc:worlds=8,schneider=both pimc:worlds=8 --deals 1000 --seed 20261235 --chunk-size 20 "
+    "--workers 1 --out runs/schneider_screen": Long((("--deals 1000", "--deals 1"),)),
+    "skatsim compare runs/schneider_screen": Run(),
     'skatsim tournament "compose:early=neural_bidder,card_play=pimc(worlds=32)" pimc:worlds=32 --deals 200':
         Run((("--deals 200", "--deals 1"), ("pimc(worlds=32)", "pimc(worlds=2)"), ("pimc:worlds=32", "pimc:worlds=2")),
             slow=True),
