@@ -341,6 +341,9 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim tournament pimc:worlds=8,schneider=both pimc:worlds=8 --deals 1000 --seed 20261235 --chunk-size 20 "
     "--workers 1 --out runs/schneider_screen": Long((("--deals 1000", "--deals 1"),)),
     "skatsim compare runs/schneider_screen": Run(),
+    "skatsim tournament pimc:worlds=8,schneider=declarer pimc:worlds=8 --deals 1000 --seed 20261236 --chunk-size 20 "
+    "--workers 1 --out runs/schneider_decl": Long((("--deals 1000", "--deals 1"),)),
+    "skatsim compare runs/schneider_decl": Run(),
     'skatsim tournament "compose:early=neural_bidder,card_play=pimc(worlds=32)" pimc:worlds=32 --deals 200':
         Run((("--deals 200", "--deals 1"), ("pimc(worlds=32)", "pimc(worlds=2)"), ("pimc:worlds=32", "pimc:worlds=2")),
             slow=True),
