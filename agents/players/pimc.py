@@ -129,6 +129,8 @@ def choose(values: np.ndarray, mover_is_declarer: bool, legal: Sequence[int],
 
 #: the values of ``PIMCAgent(schneider=...)``: never, the declarer's decisions only, both sides
 _SCHNEIDER = ("off", "declarer", "both")
+#: the card points of schneider, from the rules core: the goal of a game with schneider announced
+_SCHNEIDER_POINTS = int(target_for("CHS"))
 
 
 def schneider_goal(values: np.ndarray, cards: Sequence[int]) -> int | None:
@@ -145,9 +147,9 @@ def schneider_goal(values: np.ndarray, cards: Sequence[int]) -> int | None:
     """
     col = values[:, list(cards)]
     if len(col) and (col == 1).all():
-        return 90
+        return _SCHNEIDER_POINTS
     if len(col) and (col == 0).all():
-        return 31
+        return 121 - _SCHNEIDER_POINTS  # the defenders short of schneider: the declarer has the rest and one more
     return None
 
 
