@@ -242,11 +242,19 @@ register("compose", "agents.players.compose:ComposedAgent", _compose_docs,
              "(compose:early=neural_bidder,card_play=pimc(worlds=16))")
 
 
+def _expert_checks() -> dict[str, Any]:
+    from .arena.base import one_of
+
+    return {"worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
+            "schneider": one_of("off", "declarer", "both")}
+
+
 register("expert", "agents.players.compose:expert",
          {"worlds": "PIMC worlds per card decision", "inference": "PIMC's worlds weighed by the auction",
-          "card_inference": "PIMC's worlds weighed by the distilled card network's model of the others' cards"},
-         defaults={"worlds": 32, "inference": False, "card_inference": True},
-         checks=lambda: {"worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000"},
+          "card_inference": "PIMC's worlds weighed by the distilled card network's model of the others' cards",
+          "schneider": "PIMC's schneider tie-break: 'off' (default), 'declarer' or 'both' (see pimc)"},
+         defaults={"worlds": 32, "inference": False, "card_inference": True, "schneider": "off"},
+         checks=lambda: _expert_checks(),
          doc="the strongest composition measured: the neural bidder's early decisions + PIMC card play whose "
              "worlds the distilled card network weighs "
              "(compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8))")
