@@ -252,12 +252,14 @@ def _expert_checks() -> dict[str, Any]:
 register("expert", "agents.players.compose:expert",
          {"worlds": "PIMC worlds per card decision", "inference": "PIMC's worlds weighed by the auction",
           "card_inference": "PIMC's worlds weighed by the distilled card network's model of the others' cards",
-          "schneider": "PIMC's schneider tie-break: 'off' (default), 'declarer' or 'both' (see pimc)"},
-         defaults={"worlds": 32, "inference": False, "card_inference": True, "schneider": "off"},
+          "schneider": "PIMC's schneider tie-break: 'declarer' (default), 'both' or 'off' (the expert "
+                       "measured before 2026-12-06's fourteenth session; see pimc)"},
+         defaults={"worlds": 32, "inference": False, "card_inference": True, "schneider": "declarer"},
          checks=lambda: _expert_checks(),
          doc="the strongest composition measured: the neural bidder's early decisions + PIMC card play whose "
-             "worlds the distilled card network weighs "
-             "(compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8))")
+             "worlds the distilled card network weighs, playing for schneider as declarer "
+             "(compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,"
+             "oversample=8,schneider=declarer))")
 
 
 def _distilled_defaults() -> dict[str, Any]:

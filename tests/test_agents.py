@@ -34,7 +34,7 @@ RULES = [SkatRules(), SkatRules(ramsch=True, kontra=True)]
 CHEAP = {"pimc": "pimc:worlds=4", "neural_bidder": "neural_bidder",
          "skat_search": "skat_search:worlds=2,finalists=1,final_worlds=2,discards=2",
          "compose": "compose:early=rule_based,card_play=pimc(worlds=1),discard=skat_search(worlds=1,final_worlds=0,discards=1)",
-         "expert": "expert:worlds=1,schneider=declarer"}
+         "expert": "expert:worlds=1"}
 
 
 def _reachable(obj: object, seen: set[int] | None = None, depth: int = 0):
@@ -254,6 +254,15 @@ def test_agent_spec_is_hashable_serialisable_and_parses_cli_text() -> None:
             AgentSpec.parse(bad)
     with pytest.raises(TypeError):
         AgentSpec.coerce(3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", ["off", "declarer", "both"])
+def test_a_string_parameter_keeps_its_text_when_it_reads_like_a_bool(text: str) -> None:
+    """``pimc:schneider=off`` is the string ``"off"``, not ``False`` turned into ``"False"``
+    (which the parameter's check refused until 2026-12-06)."""
+    assert make_agent(f"pimc:worlds=1,schneider={text}").schneider == text
+    declarer_play = make_agent(f"expert:worlds=1,schneider={text}").parts["declarer_play"]
+    assert ("schneider=" + text in declarer_play) == (text != "off")
 
 
 # ----------------------------------------------------------------------------- the game loop

@@ -259,9 +259,10 @@ def test_action_values_are_the_deciding_parts() -> None:
 
 
 @pytest.mark.parametrize("params, card_play", [
-    ("worlds=2", "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8)"),
-    ("worlds=2,card_inference=false", "pimc(worlds=2)"),
-    ("worlds=2,inference=true,card_inference=false", "pimc(worlds=2,inference=true)")])
+    ("worlds=2", "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)"),
+    ("worlds=2,schneider=off", "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8)"),
+    ("worlds=2,card_inference=false,schneider=off", "pimc(worlds=2)"),
+    ("worlds=2,inference=true,card_inference=false,schneider=off", "pimc(worlds=2,inference=true)")])
 def test_expert_is_the_composition_it_names(params: str, card_play: str) -> None:
     e = make_agent(f"expert:{params}")
     c = make_agent(f"compose:early=neural_bidder,card_play={card_play}")
@@ -272,13 +273,13 @@ def test_expert_is_the_composition_it_names(params: str, card_play: str) -> None
 
 def test_the_neural_bidder_with_pimc_card_play_is_expert_without_card_inference() -> None:
     """``neural_bidder:card_play=pimc`` (the bidder's own delegation) and
-    ``expert:card_inference=false`` (the composition) play the same games, so the issue's
+    ``expert:card_inference=false,schneider=off`` (the composition) play the same games, so the issue's
     yardstick and the former ``expert`` are one player under two names."""
     from agents.arena.play import play_game
 
     for seed in range(3):
         games = []
-        for spec in ("neural_bidder:card_play=pimc,pimc_worlds=2", "expert:worlds=2,card_inference=false"):
+        for spec in ("neural_bidder:card_play=pimc,pimc_worlds=2", "expert:worlds=2,card_inference=false,schneider=off"):
             acts: list[tuple[int, int]] = []
             play_game([spec, "rule_based", spec], seed=seed, on_action=lambda s, p, a: acts.append((p, a)))
             games.append(acts)

@@ -386,6 +386,7 @@ def make_agent(spec: "SpecLike", **params: Any) -> Any:
 
 
 def _coerce(agent: str, key: str, value: Any, default: Any) -> Any:
+    text = value.strip() if isinstance(value, str) else None
     if isinstance(value, str):
         value = _parse_value(value)
     if default is None or value is None:
@@ -400,19 +401,26 @@ def _coerce(agent: str, key: str, value: Any, default: Any) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
     elif isinstance(default, str):
-        return str(value)
+        return text if text is not None else str(value)  # "off" stays "off", not "False"
     else:
         return value
     raise ValueError(f"parameter {key!r} of agent {agent!r} takes a {type(default).__name__} "
                      f"(default {default!r}), got {value!r}")
 
 
-def _parse_value(text: str) -> Any:
+def _parse_value(text: str, words: bool = True) -> Any:
+    """A parameter's text as a value: a bool, None, an int, a float or the text. With
+    ``words=False`` yes/no/on/off stay text (spec parsing: a string parameter such as
+    ``schneider=off`` keeps them; a bool parameter reads them when it is coerced).
+
+    >>> _parse_value("off"), _parse_value("off", words=False), _parse_value("False", words=False)
+    (False, 'off', False)
+    """
     t = text.strip()
     low = t.lower()
-    if low in ("true", "yes", "on"):
+    if low in (("true", "yes", "on") if words else ("true",)):
         return True
-    if low in ("false", "no", "off"):
+    if low in (("false", "no", "off") if words else ("false",)):
         return False
     if low in ("none", "null"):
         return None
@@ -512,7 +520,7 @@ class AgentSpec:
                                      "(an agent of your own: module:Class or module:Class:key=value)")
                 if k.strip() in params:
                     raise ValueError(f"parameter {k.strip()!r} is given twice in {text!r}")
-                params[k.strip()] = _parse_value(v)
+                params[k.strip()] = _parse_value(v, words=False)
         return cls(name.strip(), params)
 
     @classmethod

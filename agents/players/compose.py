@@ -198,25 +198,30 @@ class ComposedAgent:
 EXPERT_CARD_INFERENCE = "card_model=distilled_v1,card_alpha=0.5,oversample=8"
 
 
+#: PIMC's schneider tie-break in ``expert`` (+0.63 ± 0.44 SF/game on 1,000 boards, adopted by a
+#: rule fixed before the run, docs/strength.md); ``expert:schneider=off`` is the ``expert`` of
+#: every figure measured before 2026-12-06's fourteenth session
+EXPERT_SCHNEIDER = "declarer"
+
+
 def expert(worlds: int = 32, inference: bool = False, card_inference: bool = True,
-           schneider: str = "off") -> ComposedAgent:
+           schneider: str = EXPERT_SCHNEIDER) -> ComposedAgent:
     """The registry's ``expert``: the strongest composition measured so far, the neural
     bidder's early decisions (bidding, skat, discard, declaration, Kontra/Re) with PIMC card
     play over ``worlds`` worlds whose worlds are weighed by the distilled card network's model
     of the others' cards (``card_inference``, :data:`EXPERT_CARD_INFERENCE`; ``False``: uniform
     worlds, the ``expert`` measured before 2026-12-06's tenth session) and, with ``inference``,
-    by the auction; ``schneider`` is PIMC's tie-break for schneider (``"off"``, ``"declarer"``,
-    ``"both"``: :func:`agents.players.pimc.schneider_goal`). The same player as
-    ``compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8)``;
+    by the auction; ``schneider`` is PIMC's tie-break for schneider (:data:`EXPERT_SCHNEIDER`, the
+    declarer's decisions; ``"off"``: the ``expert`` before the fourteenth session; ``"both"``;
+    :func:`agents.players.pimc.schneider_goal`). The same player as
+    ``compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)``;
     what each part is worth is in docs/strength.md.
 
     >>> e = expert(worlds=8)
     >>> e.name, e.parts["bidding"], e.parts["defender_play"]
-    ('expert', 'neural_bidder', 'pimc:card_alpha=0.5,card_model=distilled_v1,oversample=8,worlds=8')
-    >>> expert(worlds=8, card_inference=False).parts["declarer_play"]
+    ('expert', 'neural_bidder', 'pimc:card_alpha=0.5,card_model=distilled_v1,oversample=8,schneider=declarer,worlds=8')
+    >>> expert(worlds=8, card_inference=False, schneider="off").parts["declarer_play"]
     'pimc:worlds=8'
-    >>> expert(worlds=8, card_inference=False, schneider="declarer").parts["declarer_play"]
-    'pimc:schneider=declarer,worlds=8'
     """
     opts = [f"worlds={int(worlds)}"] + (["inference=true"] if inference else []) \
         + ([EXPERT_CARD_INFERENCE] if card_inference else []) \
