@@ -153,6 +153,14 @@ def _compare_runs(cwd: Path) -> None:
                         "--no-progress"], cwd=cwd, env=env, check=True, capture_output=True, timeout=600)
 
 
+def _expert_field_run(cwd: Path) -> None:
+    """The former ``expert``'s run in the rule_based field that the schneider compare reads (small)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-m", "skatsim_app", "tournament", "expert:worlds=2,schneider=off", "rule_based",
+                    "--deals", "1", "--seed", "20261234", "--out", "runs/expert_vs_rb", "--no-progress"],
+                   cwd=cwd, env=env, check=True, capture_output=True, timeout=600)
+
+
 _BIDDING_SMALL = ("train_bidding.json", "train_bidding.json --set data.generate.n_deals=300 --set train.max_epochs=2")
 _DMC_SMALL = ("train_dmc_small.json", "train_dmc_small.json --set train.frames=20000 --set eval.every_frames=10000 "
               "--set eval.deals=4")
@@ -222,16 +230,16 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Run((("card_decisions.py", "card_decisions.py --games 2 --agents distilled rule_based --no-json"),)),
     "skatsim card-labels --out runs/card_labels_dagger__33__w8__g10000 --games 10000 --seed 33 --worlds 8 "
     "--workers 2 --play distilled": Long((("--games 10000", "--games 1"), ("--worlds 8", "--worlds 2"))),
-    "skatsim tournament expert pimc:worlds=32 rule_based --deals 1000 --seed 20261224 --chunk-size 10 --workers 2 "
-    "--out runs/expert_final": Long((("--deals 1000", "--deals 1"), ("expert", "expert:worlds=2"),
+    "skatsim tournament expert:schneider=off pimc:worlds=32 rule_based --deals 1000 --seed 20261224 --chunk-size 10 --workers 2 "
+    "--out runs/expert_final": Long((("--deals 1000", "--deals 1"), ("expert:schneider=off", "expert:worlds=2,schneider=off"),
                                      ("pimc:worlds=32", "pimc:worlds=2"))),
-    "skatsim tournament expert pimc:worlds=32 --deals 600 --seed 20261226 --chunk-size 10 --workers 2 "
-    "--out runs/expert_h2h": Long((("--deals 600", "--deals 1"), ("expert", "expert:worlds=2"),
+    "skatsim tournament expert:schneider=off pimc:worlds=32 --deals 600 --seed 20261226 --chunk-size 10 --workers 2 "
+    "--out runs/expert_h2h": Long((("--deals 600", "--deals 1"), ("expert:schneider=off", "expert:worlds=2,schneider=off"),
                                    ("pimc:worlds=32", "pimc:worlds=2"))),
-    "skatsim compare runs/expert_final --players expert pimc:worlds=32":
-        Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
-    "skatsim compare runs/expert_h2h --players expert pimc:worlds=32":
-        Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
+    "skatsim compare runs/expert_final --players expert:schneider=off pimc:worlds=32":
+        Run((("--players expert:schneider=off pimc:worlds=32", "--players expert:schneider=off,worlds=2 pimc:worlds=2"),)),
+    "skatsim compare runs/expert_h2h --players expert:schneider=off pimc:worlds=32":
+        Run((("--players expert:schneider=off pimc:worlds=32", "--players expert:schneider=off,worlds=2 pimc:worlds=2"),)),
     "python experiments/dmc_pool.py --players learned distilled rule_based --pool rule_based "
     "rule_based:bid_threshold=0.45 rule_based:bid_threshold=0.75 neural_bidder --deals 500 --seed 20261233 "
     "--skip rule_based@rule_based": Long((("--deals 500", "--deals 2"),)),
@@ -302,27 +310,27 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "python experiments/dmc_pool.py --players dmc dmc:trust=15 --deals 2000 --slow-deals 300 --chunk 10 --seed 20260":
         Long((("--deals 2000 --slow-deals 300 --chunk 10", "--deals 2 --slow-deals 1 --chunk 1 --pool rule_based"),)),
     # Playing strength
-    "skatsim tournament expert:card_inference=false pimc:worlds=32 rule_based --deals 300 --seed 20261205 "
+    "skatsim tournament expert:card_inference=false,schneider=off pimc:worlds=32 rule_based --deals 300 --seed 20261205 "
     "--out runs/strength":
-        Long((("--deals 300", "--deals 1"), ("expert:card_inference=false pimc:worlds=32",
-                                             "expert:worlds=2,card_inference=false pimc:worlds=2"))),
-    "skatsim tournament expert:card_inference=false pimc:worlds=32 --deals 1000 --seed 20261209 --chunk-size 20 "
+        Long((("--deals 300", "--deals 1"), ("expert:card_inference=false,schneider=off pimc:worlds=32",
+                                             "expert:worlds=2,card_inference=false,schneider=off pimc:worlds=2"))),
+    "skatsim tournament expert:card_inference=false,schneider=off pimc:worlds=32 --deals 1000 --seed 20261209 --chunk-size 20 "
     "--workers 2 --out runs/expert_vs_pimc32":
-        Long((("--deals 1000", "--deals 1"), ("expert:card_inference=false pimc:worlds=32",
-                                              "expert:worlds=2,card_inference=false pimc:worlds=2"))),
-    "skatsim tournament expert pimc:worlds=32 --deals 400 --seed 20261221 --chunk-size 10 --workers 2 "
+        Long((("--deals 1000", "--deals 1"), ("expert:card_inference=false,schneider=off pimc:worlds=32",
+                                              "expert:worlds=2,card_inference=false,schneider=off pimc:worlds=2"))),
+    "skatsim tournament expert:schneider=off pimc:worlds=32 --deals 400 --seed 20261221 --chunk-size 10 --workers 2 "
     "--out runs/expert2_vs_pimc32":
-        Long((("--deals 400", "--deals 1"), ("expert pimc:worlds=32", "expert:worlds=2 pimc:worlds=2"))),
+        Long((("--deals 400", "--deals 1"), ("expert:schneider=off pimc:worlds=32", "expert:worlds=2,schneider=off pimc:worlds=2"))),
     **{"skatsim tournament \"compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,"
-       f"card_alpha=0.5,oversample=8)\" expert:card_inference=false --deals 500 --seed {seed} --chunk-size 10 --workers 2 "
+       f"card_alpha=0.5,oversample=8)\" expert:card_inference=false,schneider=off --deals 500 --seed {seed} --chunk-size 10 --workers 2 "
        f"--out runs/card_inference_{ab}":
        Long((("--deals 500", "--deals 1"), ("pimc(worlds=32", "pimc(worlds=2"),
-             ("expert:card_inference=false", "expert:worlds=2,card_inference=false")))
+             ("expert:card_inference=false,schneider=off", "expert:worlds=2,card_inference=false,schneider=off")))
        for seed, ab in ((20261219, "a"), (20261220, "b"))},
     "skatsim compare runs/expert_vs_pimc32": Run(setup=_compare_runs),
     # the outside measurement's shape: one seat against two rule_based seats (seed 20261234)
-    "skatsim tournament expert rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
-    "--out runs/expert_vs_rb": Long((("--deals 1000", "--deals 1"), ("expert", "expert:worlds=2"))),
+    "skatsim tournament expert:schneider=off rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
+    "--out runs/expert_vs_rb": Long((("--deals 1000", "--deals 1"), ("expert:schneider=off", "expert:worlds=2,schneider=off"))),
     "skatsim tournament pimc:worlds=32 rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 1 "
     "--out runs/pimc32_vs_rb": Long((("--deals 1000", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
     "skatsim tournament neural_bidder:card_play=pimc rule_based --deals 1000 --seed 20261234 --chunk-size 10 "
@@ -330,13 +338,19 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
                                                  ("card_play=pimc", "card_play=pimc,pimc_worlds=2"))),
     "skatsim tournament rule_based:bid_threshold=0.6 rule_based --deals 1000 --seed 20261234 --workers 1 "
     "--out runs/rb_vs_rb": Run((("--deals 1000", "--deals 1"),)),
-    "skatsim compare runs/expert_vs_rb runs/rb_vs_rb --players expert rule_based:bid_threshold=0.6":
-        Run((("--players expert", "--players expert:worlds=2"),)),
-    "skatsim compare runs/expert_vs_rb runs/pimc32_vs_rb --players expert pimc:worlds=32":
-        Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
-    "skatsim compare runs/expert_vs_rb runs/nbpimc_vs_rb --players expert neural_bidder:card_play=pimc":
-        Run((("--players expert neural_bidder:card_play=pimc",
-              "--players expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
+    "skatsim compare runs/expert_vs_rb runs/rb_vs_rb --players expert:schneider=off rule_based:bid_threshold=0.6":
+        Run((("--players expert:schneider=off", "--players expert:schneider=off,worlds=2"),)),
+    "skatsim compare runs/expert_vs_rb runs/pimc32_vs_rb --players expert:schneider=off pimc:worlds=32":
+        Run((("--players expert:schneider=off pimc:worlds=32", "--players expert:schneider=off,worlds=2 pimc:worlds=2"),)),
+    "skatsim compare runs/expert_vs_rb runs/nbpimc_vs_rb --players expert:schneider=off neural_bidder:card_play=pimc":
+        Run((("--players expert:schneider=off neural_bidder:card_play=pimc",
+              "--players expert:schneider=off,worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
+    "skatsim tournament expert:schneider=declarer rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
+    "--out runs/expertsd_vs_rb": Long((("--deals 1000", "--deals 1"),
+                                       ("expert:schneider=declarer", "expert:worlds=2,schneider=declarer"))),
+    "skatsim compare runs/expertsd_vs_rb runs/expert_vs_rb --players expert:schneider=declarer expert:schneider=off":
+        Run((("--players expert:schneider=declarer expert:schneider=off",
+              "--players expert:schneider=declarer,worlds=2 expert:schneider=off,worlds=2"),), setup=_expert_field_run),
     # docs/strength.md
     "skatsim tournament pimc:worlds=8,schneider=both pimc:worlds=8 --deals 1000 --seed 20261235 --chunk-size 20 "
     "--workers 1 --out runs/schneider_screen": Long((("--deals 1000", "--deals 1"),)),
