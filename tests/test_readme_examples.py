@@ -348,6 +348,11 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim tournament expert:schneider=declarer rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
     "--out runs/expertsd_vs_rb": Long((("--deals 1000", "--deals 1"),
                                        ("expert:schneider=declarer", "expert:worlds=2,schneider=declarer"))),
+    "skatsim tournament expert pimc:worlds=32 rule_based --deals 1000 --seed 20261237 --chunk-size 10 --workers 2 "
+    "--out runs/expert_final_sd": Long((("--deals 1000", "--deals 1"), ("expert", "expert:worlds=2"),
+                                        ("pimc:worlds=32", "pimc:worlds=2"))),
+    "skatsim compare runs/expert_final_sd --players expert pimc:worlds=32":
+        Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
     "skatsim compare runs/expertsd_vs_rb runs/expert_vs_rb --players expert:schneider=declarer expert:schneider=off":
         Run((("--players expert:schneider=declarer expert:schneider=off",
               "--players expert:schneider=declarer,worlds=2 expert:schneider=off,worlds=2"),), setup=_expert_field_run),
