@@ -120,13 +120,14 @@ def _pimc_docs() -> dict[str, str]:
 
 def _pimc_checks() -> dict[str, Any]:
     from .arena.base import in_range, one_of
+    from .players.pimc import SCHNEIDER_MODES
 
     def count(lo: int, hi: int) -> Any:
         return lambda v: None if v is None or lo <= v <= hi else f"an int in {lo}..{hi}"
 
     return {**_rule_based_checks(), "worlds": count(1, 10_000), "bid_worlds": count(1, 10_000),
             "rule": one_of("wins", "points"), "bidding": one_of("rule_based", "simulation"),
-            "schneider": one_of("off", "declarer", "both"),
+            "schneider": one_of(*SCHNEIDER_MODES),
             "time_budget": lambda v: None if v is None or v > 0 else "a positive number of seconds",
             "exact_tricks": count(0, 10), "inference_eps": in_range(0, 1, "a weight factor"),
             "card_eps": lambda v: None if 0 < v <= 1 else "a weight factor in (0, 1]",
@@ -244,9 +245,10 @@ register("compose", "agents.players.compose:ComposedAgent", _compose_docs,
 
 def _expert_checks() -> dict[str, Any]:
     from .arena.base import one_of
+    from .players.pimc import SCHNEIDER_MODES
 
     return {"worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
-            "schneider": one_of("off", "declarer", "both")}
+            "schneider": one_of(*SCHNEIDER_MODES)}
 
 
 register("expert", "agents.players.compose:expert",

@@ -128,7 +128,7 @@ def choose(values: np.ndarray, mover_is_declarer: bool, legal: Sequence[int],
 
 
 #: the values of ``PIMCAgent(schneider=...)``: never, the declarer's decisions only, both sides
-_SCHNEIDER = ("off", "declarer", "both")
+SCHNEIDER_MODES = ("off", "declarer", "both")
 #: the card points of schneider, from the rules core: the goal of a game with schneider announced
 _SCHNEIDER_POINTS = int(target_for("CHS"))
 
@@ -225,8 +225,8 @@ class PIMCAgent:
         if isinstance(node_limit, bool) or not isinstance(node_limit, int) or node_limit < 0:
             raise ValueError(f"node_limit must be a non-negative int (0: no limit), got {node_limit!r}")
         self.node_limit = int(node_limit)
-        if schneider not in _SCHNEIDER:
-            raise ValueError(f"schneider must be one of {_SCHNEIDER}, got {schneider!r}")
+        if schneider not in SCHNEIDER_MODES:
+            raise ValueError(f"schneider must be one of {SCHNEIDER_MODES}, got {schneider!r}")
         self.schneider = str(schneider)
         self.inference = bool(inference)
         if not isinstance(card_model, str):
