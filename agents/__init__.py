@@ -256,8 +256,7 @@ register("expert", "agents.players.compose:expert",
           "card_inference": "PIMC's worlds weighed by the distilled card network's model of the others' cards",
           "schneider": "PIMC's schneider tie-break: 'declarer' (default), 'both' or 'off' (the expert "
                        "measured before 2026-12-06's fourteenth session; see pimc)"},
-         defaults={"worlds": 32, "inference": False, "card_inference": True, "schneider": "declarer"},
-         checks=lambda: _expert_checks(),
+         checks=_expert_checks,  # the defaults: expert's signature
          doc="the strongest composition measured: the neural bidder's early decisions + PIMC card play whose "
              "worlds the distilled card network weighs, playing for schneider as declarer "
              "(compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,"
