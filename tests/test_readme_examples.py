@@ -153,12 +153,21 @@ def _compare_runs(cwd: Path) -> None:
                         "--no-progress"], cwd=cwd, env=env, check=True, capture_output=True, timeout=600)
 
 
-def _expert_field_run(cwd: Path) -> None:
-    """The former ``expert``'s run in the rule_based field that the schneider compare reads (small)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-m", "skatsim_app", "tournament", "expert:worlds=2,schneider=off", "rule_based",
-                    "--deals", "1", "--seed", "20261234", "--out", "runs/expert_vs_rb", "--no-progress"],
-                   cwd=cwd, env=env, check=True, capture_output=True, timeout=600)
+def _field_run(agent: str, out: str) -> Callable[[Path], None]:
+    """A setup writing ``agent``'s run in the rule_based field (seed 20261234, one board) to
+    ``out``: the run of another block that a compare reads (small)."""
+
+    def setup(cwd: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        subprocess.run([sys.executable, "-m", "skatsim_app", "tournament", agent, "rule_based", "--deals", "1",
+                        "--seed", "20261234", "--out", out, "--no-progress"],
+                       cwd=cwd, env=env, check=True, capture_output=True, timeout=600)
+
+    return setup
+
+
+_expert_field_run = _field_run("expert:worlds=2,schneider=off", "runs/expert_vs_rb")  # the former expert
+_expertsd_field_run = _field_run("expert:worlds=2,schneider=declarer", "runs/expertsd_vs_rb")  # expert, 32 worlds
 
 
 _BIDDING_SMALL = ("train_bidding.json", "train_bidding.json --set data.generate.n_deals=300 --set train.max_epochs=2")
@@ -356,6 +365,14 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim compare runs/expertsd_vs_rb runs/expert_vs_rb --players expert:schneider=declarer expert:schneider=off":
         Run((("--players expert:schneider=declarer expert:schneider=off",
               "--players expert:schneider=declarer,worlds=2 expert:schneider=off,worlds=2"),), setup=_expert_field_run),
+    "skatsim tournament expert:worlds=64 rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
+    "--out runs/expert64_vs_rb": Long((("--deals 1000", "--deals 1"), ("expert:worlds=64", "expert:worlds=3"))),
+    "skatsim compare runs/expert64_vs_rb runs/expertsd_vs_rb --players expert:worlds=64 expert:schneider=declarer":
+        Run((("--players expert:worlds=64 expert:schneider=declarer",
+              "--players expert:worlds=3 expert:schneider=declarer,worlds=2"),), setup=_expertsd_field_run),
+    "python benchmarks/card_decisions.py --games 15 --agents expert expert:worlds=64 expert:worlds=128 --no-json":
+        Run((("--games 15 --agents expert expert:worlds=64 expert:worlds=128",
+              "--games 1 --agents expert:worlds=2 expert:worlds=3"),)),
     # docs/strength.md
     "skatsim tournament pimc:worlds=8,schneider=both pimc:worlds=8 --deals 1000 --seed 20261235 --chunk-size 20 "
     "--workers 1 --out runs/schneider_screen": Long((("--deals 1000", "--deals 1"),)),
