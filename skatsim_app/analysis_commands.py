@@ -4,7 +4,8 @@ player).
 
 ``skatsim compare RUN [RUN2] --players A B``: one run directory of a duplicate tournament of
 ``A`` against ``B``, or two runs (``A`` against a field, ``B`` against the same field on the
-same deals); prints :func:`agents.arena.compare.format_breakdown`.
+same deals); prints :func:`agents.arena.compare.format_breakdown` (and with ``--outcomes``
+:func:`agents.arena.compare.format_outcomes`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ def add_compare(sub: "argparse._SubParsersAction[Any]") -> None:
     sp.add_argument("--players", nargs=2, metavar=("A", "B"), default=None,
                     help="the two agents' labels (default: the two agents of the tournament, or the agent of each "
                          "run that is not in the other)")
+    sp.add_argument("--outcomes", action="store_true",
+                    help="also count per category the pairs whose score differs and those the swapped seat's "
+                         "side won with one player only")
     sp.set_defaults(func=_run_compare, parser=sp)
 
 
@@ -38,7 +42,7 @@ def _games(path: str) -> Any:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    from agents.arena.compare import decision_breakdown, format_breakdown
+    from agents.arena.compare import decision_breakdown, format_breakdown, format_outcomes, outcome_changes
 
     if len(args.runs) > 2:
         raise UsageError("give one tournament of A against B, or two runs (A and B against the same field)")
@@ -48,7 +52,7 @@ def _run_compare(args: argparse.Namespace) -> int:
         a, b = args.players or (labels + ["?", "?"])[:2]
         if a not in labels or b not in labels:
             raise UsageError(f"--players must name two of the tournament's agents: {', '.join(labels)}")
-        t = decision_breakdown(res[0].games, a, b)
+        games: tuple[Any, ...] = (res[0].games,)
     else:
         la, lb = set(res[0].labels), set(res[1].labels)
         if args.players:
@@ -63,10 +67,14 @@ def _run_compare(args: argparse.Namespace) -> int:
         field = sorted(la - {a})
         if field != sorted(lb - {b}):
             raise UsageError(f"the runs' fields differ ({', '.join(field)} against {', '.join(sorted(lb - {b}))})")
-        t = decision_breakdown(res[0].games, a, b, res[1].games)
+        games = (res[0].games, res[1].games)
+    t = decision_breakdown(games[0], a, b, *games[1:])
     if int(t.loc["total", "pairs"]) == 0:
         raise UsageError("no pairs: the runs share no deal with the players in the same seats")
     print(format_breakdown(t, a, b))
+    if args.outcomes:
+        print()
+        print(format_outcomes(outcome_changes(games[0], a, b, *games[1:]), a, b))
     return 0
 
 

@@ -390,6 +390,7 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Long((("--games 600", "--games 3"), ("pimc(worlds=32)", "pimc(worlds=2)"), ("--workers 2", "--workers 1"))),
     "skatsim compare runs/a_vs_b": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field": Run(setup=_compare_runs),
+    "skatsim compare runs/a_vs_field runs/b_vs_field --outcomes": Run(setup=_compare_runs),
     # docs/web.md
     ".venv/bin/skatsim serve": Elsewhere("tests/test_web_api.py::test_skatsim_serve_prints_its_url_and_serves"),
     ".venv/bin/skatsim serve --replay runs/my_tournament --replay games.parquet --replay iss_games.txt":

@@ -16,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents import run_tournament
-from agents.arena.compare import CATEGORIES, decision_breakdown, format_breakdown, pairs_of
+from agents.arena.compare import (CATEGORIES, decision_breakdown, format_breakdown, format_outcomes, outcome_changes,
+                                  pairs_of)
 from agents.players.calibration import (calibrated, calibrated_array, fit_calibration, format_calibration,
                                         parse_calibration)
 from skatsim.cards import card_points
@@ -166,6 +167,35 @@ def test_format_breakdown_has_a_line_per_category(rb_vs_random: pd.DataFrame) ->
     assert f"{t.loc['total', 'per_pair']:+.2f} ± {t.loc['total', 'ci']:.2f}" in lines[-1]
 
 
+def test_outcome_changes_count_the_flipped_games(rb_vs_random: pd.DataFrame) -> None:
+    """The flips recounted by hand from the games table: the declarer's side won when ``won``,
+    the defenders' when not; a pair is a seat of ``rule_based`` and the same seat of ``random``
+    with the other two seats alike; a flip changes the seat's score."""
+    by = {(int(r["deal_id"]), r["arrangement"]): r for _, r in rb_vs_random.iterrows()}
+    flips, n = [0, 0], 0
+    for (deal, arr), r in by.items():
+        for s in range(3):
+            other = by.get((deal, arr[:s] + "B" + arr[s + 1:])) if r[f"agent_{s}"] == "rule_based" else None
+            if other is None or other[f"agent_{s}"] != "random":
+                continue
+            n += 1
+            wins = [None if int(g["declarer"]) < 0 or g["contract"] in ("passed", "R")
+                    else bool(g["won"]) == (int(g["declarer"]) == s) for g in (r, other)]
+            flips[0] += wins == [True, False]
+            flips[1] += wins == [False, True]
+    t = outcome_changes(rb_vs_random, "rule_based", "random")
+    assert t.loc["total", "pairs"] == n == len(pairs_of(rb_vs_random, "rule_based", "random")) == 180
+    assert [t.loc["total", "won with a only"], t.loc["total", "won with b only"]] == flips
+    assert flips[0] > flips[1]  # rule_based beats random
+    for c in CATEGORIES:
+        assert t.loc[c, "won with a only"] + t.loc[c, "won with b only"] <= t.loc[c, "score differs"] <= t.loc[c, "pairs"]
+    assert t.loc["passed in", "score differs"] == 0
+    assert (t.loc[list(CATEGORIES)].sum() == t.loc["total"]).all()
+    text = format_outcomes(t, "rule_based", "random").splitlines()
+    assert text[0].startswith("outcomes: a = rule_based, b = random")
+    assert len(text) == 2 + len(CATEGORIES) + 2 and text[-1].startswith("total")
+
+
 # ----------------------------------------------------------------------------- skatsim compare
 
 
@@ -189,6 +219,9 @@ def test_compare_prints_the_table(runs: dict[str, str], capsys: pytest.CaptureFi
     assert main(["compare", runs["ab"], runs["cb"]]) == 0  # the players told apart by the runs
     out = capsys.readouterr().out
     assert out.startswith("where the points go: rule_based - rule_based:max_bid=18") and "(18 pairs)" in out
+    assert main(["compare", runs["ab"], "--outcomes"]) == 0
+    out = capsys.readouterr().out
+    assert "\noutcomes: a = rule_based, b = random" in out and out.rstrip().splitlines()[-1].startswith("total")
 
 
 @pytest.mark.parametrize("args, message", [

@@ -29,7 +29,10 @@ in the two others, minus the other player in the same seat on the same deal).
 Per category: the pairs, their share, the mean difference in a pair, and the category's
 contribution to the mean difference per pair with a 95% interval over boards (the
 contributions add up to the total). :func:`decision_breakdown` computes it; the CLI is
-``skatsim compare RUN [RUN2] --players A B``.
+``skatsim compare RUN [RUN2] --players A B``. :func:`outcome_changes` (``--outcomes``) counts
+per category the pairs whose score differs at all and those the swapped seat's side won with
+one player only: how often a decision changed the result, which a mean does not show (a
+card player's gain is often a few flipped games among many played alike).
 
 >>> import pandas as pd
 >>> rows = [dict(deal_id=0, arrangement=arr, agent_0=arr[0], agent_1=arr[1], agent_2=arr[2], declarer=d,
@@ -38,6 +41,9 @@ contributions add up to the total). :func:`decision_breakdown` computes it; the 
 >>> t = decision_breakdown(pd.DataFrame(rows), "A", "B")
 >>> int(t.loc["declares, other passes", "pairs"]), float(t.loc["total", "mean"])
 (1, 80.0)
+>>> rows[0]["won"], rows[1]["won"] = True, False  # seat 0 wins both: as declarer, then as a defender
+>>> outcome_changes(pd.DataFrame(rows), "A", "B").loc["declares, other passes"].to_dict()
+{'pairs': 1, 'score differs': 1, 'won with a only': 0, 'won with b only': 0}
 """
 
 from __future__ import annotations
@@ -51,7 +57,8 @@ from .tournament.stats import Z95
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CATEGORIES", "pairs_of", "decision_breakdown", "format_breakdown"]
+__all__ = ["CATEGORIES", "pairs_of", "decision_breakdown", "format_breakdown", "outcome_changes",
+           "format_outcomes"]
 
 CATEGORIES: tuple[str, ...] = ("declares, other passes", "passes, other declares", "other contract",
                                "same contract", "defence", "passed in")
@@ -76,9 +83,21 @@ def _category(ra: Any, rb: Any, seat: int) -> str:
     return CATEGORIES[4] if played else CATEGORIES[5]
 
 
+def _side_won(row: Any, seat: int) -> float:
+    """1.0 if ``seat``'s side won the game, 0.0 if it lost, NaN when nobody declared (or the
+    games table has no ``won`` column)."""
+    d = row["declarer"]
+    if "won" not in row.index or d is None or (isinstance(d, float) and np.isnan(d)) or int(d) < 0 \
+            or str(row["contract"]) in _NONE:
+        return float("nan")
+    won = bool(row["won"])
+    return float(won if int(d) == seat else not won)
+
+
 def pairs_of(games_a: "pd.DataFrame", a: str, b: str, games_b: "pd.DataFrame | None" = None) -> "pd.DataFrame":
     """The pairs (module docstring) as rows: ``deal_id``, ``seat``, ``category``, ``sf_a``,
-    ``sf_b``, ``diff``, ``contract_a``, ``contract_b``.
+    ``sf_b``, ``diff``, ``contract_a``, ``contract_b``, ``won_a``, ``won_b`` (whether the
+    swapped seat's side won: 1.0, 0.0, or NaN when nobody declared).
 
     One frame: a duplicate tournament of ``a`` against ``b`` (agent labels ``a`` and ``b``).
     Two frames: ``games_a`` with ``a`` and ``games_b`` with ``b`` against the same field on
@@ -119,14 +138,15 @@ def pairs_of(games_a: "pd.DataFrame", a: str, b: str, games_b: "pd.DataFrame | N
             if any(rb[f"agent_{q}"] != ra[f"agent_{q}"] for q in range(3) if q != s):
                 continue
             out.append(_pair(int(ra["deal_id"]), s, ra, rb))
-    cols = ["deal_id", "seat", "category", "sf_a", "sf_b", "diff", "contract_a", "contract_b"]
+    cols = ["deal_id", "seat", "category", "sf_a", "sf_b", "diff", "contract_a", "contract_b", "won_a", "won_b"]
     return pd.DataFrame(out, columns=cols)
 
 
 def _pair(deal: int, s: int, ra: Any, rb: Any) -> dict[str, Any]:
     sa, sb = float(ra[f"sf_{s}"]), float(rb[f"sf_{s}"])
     return {"deal_id": deal, "seat": s, "category": _category(ra, rb, s), "sf_a": sa, "sf_b": sb, "diff": sa - sb,
-            "contract_a": str(ra["contract"]), "contract_b": str(rb["contract"])}
+            "contract_a": str(ra["contract"]), "contract_b": str(rb["contract"]),
+            "won_a": _side_won(ra, s), "won_b": _side_won(rb, s)}
 
 
 def decision_breakdown(games_a: "pd.DataFrame", a: str, b: str,
@@ -168,4 +188,36 @@ def format_breakdown(t: "pd.DataFrame", a: str, b: str) -> str:
         share = f"{r['share']:.1%}" if r["pairs"] else "-"
         mean = f"{r['mean']:+.2f}" if r["pairs"] else "-"
         lines.append(f"{cat:<26} {int(r['pairs']):>7,} {share:>6} {mean:>13} {r['per_pair']:>+9.2f} ± {r['ci']:.2f}")
+    return "\n".join(lines)
+
+
+def outcome_changes(games_a: "pd.DataFrame", a: str, b: str,
+                    games_b: "pd.DataFrame | None" = None) -> "pd.DataFrame":
+    """Per category (and ``total``): ``pairs``, ``score differs`` (the swapped seat's score is
+    not the same in the two games), ``won with a only`` and ``won with b only`` (its side won
+    the game with that player and lost it with the other). Pairs as in :func:`pairs_of`."""
+    import pandas as pd
+
+    p = pairs_of(games_a, a, b, games_b)
+    rows = []
+    for cat in (*CATEGORIES, "total"):
+        sel = p if cat == "total" else p[p["category"] == cat]
+        wa, wb = sel["won_a"].to_numpy(np.float64), sel["won_b"].to_numpy(np.float64)
+        rows.append({"pairs": len(sel), "score differs": int((sel["diff"] != 0).sum()),
+                     "won with a only": int(((wa == 1) & (wb == 0)).sum()),
+                     "won with b only": int(((wa == 0) & (wb == 1)).sum())})
+    return pd.DataFrame(rows, index=pd.Index([*CATEGORIES, "total"], name="category"))
+
+
+def format_outcomes(t: "pd.DataFrame", a: str, b: str) -> str:
+    """:func:`outcome_changes` as text: one line per category."""
+    lines = [f"outcomes: a = {a}, b = {b}; the swapped seat's side won with one of them only",
+             f"{'category':<26} {'pairs':>7} {'score differs':>15} {'won with a only':>16} {'won with b only':>16}"]
+    for cat, r in t.iterrows():
+        if cat == "total":
+            lines.append("-" * len(lines[1]))
+        n = int(r["pairs"])
+        differs = f"{int(r['score differs']):,} ({r['score differs'] / n:.1%})" if n else "-"
+        lines.append(f"{cat:<26} {n:>7,} {differs:>15} {int(r['won with a only']):>16,} "
+                     f"{int(r['won with b only']):>16,}")
     return "\n".join(lines)
