@@ -65,10 +65,16 @@ CATEGORIES: tuple[str, ...] = ("declares, other passes", "passes, other declares
 _NONE = {"passed", "R", "nan", "None", ""}
 
 
-def _declared(row: Any, seat: int) -> bool:
+def _declarer(row: Any) -> int | None:
+    """The seat that declared a contract, or ``None`` (passed in, Ramsch)."""
     d = row["declarer"]
-    return d is not None and not (isinstance(d, float) and np.isnan(d)) and int(d) == seat \
-        and str(row["contract"]) not in _NONE
+    if d is None or (isinstance(d, float) and np.isnan(d)) or int(d) < 0 or str(row["contract"]) in _NONE:
+        return None
+    return int(d)
+
+
+def _declared(row: Any, seat: int) -> bool:
+    return _declarer(row) == seat
 
 
 def _category(ra: Any, rb: Any, seat: int) -> str:
@@ -79,19 +85,17 @@ def _category(ra: Any, rb: Any, seat: int) -> str:
         return CATEGORIES[1]
     if da and db:
         return CATEGORIES[3] if str(ra["contract"]) == str(rb["contract"]) else CATEGORIES[2]
-    played = str(ra["contract"]) not in _NONE or str(rb["contract"]) not in _NONE
+    played = _declarer(ra) is not None or _declarer(rb) is not None
     return CATEGORIES[4] if played else CATEGORIES[5]
 
 
 def _side_won(row: Any, seat: int) -> float:
     """1.0 if ``seat``'s side won the game, 0.0 if it lost, NaN when nobody declared (or the
     games table has no ``won`` column)."""
-    d = row["declarer"]
-    if "won" not in row.index or d is None or (isinstance(d, float) and np.isnan(d)) or int(d) < 0 \
-            or str(row["contract"]) in _NONE:
+    d = _declarer(row)
+    if d is None or "won" not in row.index:
         return float("nan")
-    won = bool(row["won"])
-    return float(won if int(d) == seat else not won)
+    return float(bool(row["won"]) == (d == seat))
 
 
 def pairs_of(games_a: "pd.DataFrame", a: str, b: str, games_b: "pd.DataFrame | None" = None) -> "pd.DataFrame":
