@@ -266,16 +266,20 @@ register("expert", "agents.players.compose:expert",
 def _distilled_defaults() -> dict[str, Any]:
     from .players.distilled import DEFAULT_TIE
 
-    return {"model": "", "tie": DEFAULT_TIE}
+    return {"model": "", "tie": DEFAULT_TIE, "endgame": 0, "endgame_worlds": 8}
 
 
 _DISTILLED_DOCS = {"model": "the card network: a checkpoint path or a shipped name "
                             "(default: agents/models/distilled_v2; the first: distilled_v1)",
-                   "tie": "the card of highest value + tie x policy (set on held-out games: docs/strength.md)"}
+                   "tie": "the card of highest value + tie x policy (set on held-out games: docs/strength.md)",
+                   "endgame": "the last N tricks by PIMC search instead of the network (0: none)",
+                   "endgame_worlds": "PIMC worlds per decision of that endgame search"}
 
 
 def _distilled_checks() -> dict[str, Any]:
-    return {"tie": lambda v: None if 0 <= v <= 100 else "a number in 0..100"}
+    return {"tie": lambda v: None if 0 <= v <= 100 else "a number in 0..100",
+            "endgame": lambda v: None if 0 <= v <= 10 else "a number of tricks in 0..10",
+            "endgame_worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000"}
 
 
 register("distilled", "agents.players.distilled:DistilledAgent", _DISTILLED_DOCS, defaults=_distilled_defaults,

@@ -231,10 +231,11 @@ def expert(worlds: int = 32, inference: bool = False, card_inference: bool = Tru
     return agent
 
 
-def learned(model: str = "", tie: float | None = None) -> ComposedAgent:
+def learned(model: str = "", tie: float | None = None, endgame: int = 0, endgame_worlds: int = 8) -> ComposedAgent:
     """The registry's ``learned``: every decision by a network, the neural bidder's early
-    decisions with the distilled card play (:mod:`agents.players.distilled`, ``model`` and
-    ``tie`` passed on). About a millisecond of decisions a game, no search.
+    decisions with the distilled card play (:mod:`agents.players.distilled`, ``model``,
+    ``tie`` and the endgame search passed on). About a millisecond of decisions a game, no
+    search unless ``endgame`` asks for the last tricks by PIMC.
 
     >>> p = learned()
     >>> p.name, p.parts["bidding"], p.parts["declarer_play"]
@@ -243,7 +244,8 @@ def learned(model: str = "", tie: float | None = None) -> ComposedAgent:
     from .distilled import DEFAULT_TIE
 
     tie = DEFAULT_TIE if tie is None else tie
-    inner = f"distilled(tie={float(tie):g}" + (f",model={model})" if model else ")")
+    end = f",endgame={int(endgame)},endgame_worlds={int(endgame_worlds)}" if endgame else ""
+    inner = f"distilled(tie={float(tie):g}{end}" + (f",model={model})" if model else ")")
     agent = ComposedAgent(early="neural_bidder", card_play=inner)
     agent.name = "learned"
     return agent

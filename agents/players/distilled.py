@@ -390,21 +390,39 @@ class DistilledAgent:
         model: checkpoint path, a loaded :class:`CardModel`, or ``None``/``""`` for the shipped one.
         tie: weight of the policy's probability added to the value (near-ties go to
             the card the teacher tended to choose).
+        endgame: the last ``endgame`` tricks (the current one included) are played by PIMC
+            search over ``endgame_worlds`` worlds (every world when there are no more) instead
+            of the network; 0 (the default): the network plays every card. Late in the
+            game a world solves in microseconds, so a few tricks of search stay within a
+            millisecond a decision on average (docs/strength.md, *An endgame search*).
+        endgame_worlds: worlds per decision of that search.
     """
 
     name = "distilled"
 
-    def __init__(self, model: Any = None, tie: float = DEFAULT_TIE) -> None:
+    def __init__(self, model: Any = None, tie: float = DEFAULT_TIE, endgame: int = 0,
+                 endgame_worlds: int = 8) -> None:
+        from .pimc import PIMCAgent
         from .rule_based import RuleBasedAgent
 
+        if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= 10:
+            raise ValueError(f"endgame must be a number of tricks in 0..10, got {endgame!r}")
         self.model = model if isinstance(model, CardModel) else load_card_model(model or None)
         self.tie = float(tie)
+        self.endgame = int(endgame)
         self._rb = RuleBasedAgent()
+        self._search = PIMCAgent(worlds=endgame_worlds) if self.endgame else None
         torch = _torch()
         torch.set_num_threads(1)
 
     def reset(self, deal_id: int, seat: int, rng: int) -> None:
         self._rb.reset(deal_id, seat, rng)
+        if self._search is not None:
+            self._search.reset(deal_id, seat, rng)
+
+    def _searched(self, obs: "Observation") -> bool:
+        """The endgame's decisions: the mover's cards in hand are the tricks left."""
+        return self._search is not None and len(obs.hand) <= self.endgame
 
     @staticmethod
     def _decides(obs: "Observation") -> bool:
@@ -426,6 +444,8 @@ class DistilledAgent:
             return self._rb.act(obs)
         if len(legal) == 1:
             return legal[0]
+        if self._searched(obs):
+            return self._search.act(obs)  # type: ignore[union-attr]
         _, _, s = self._scores(obs)
         return max(legal, key=lambda c: (s[c], -c))
 
@@ -435,6 +455,8 @@ class DistilledAgent:
 
         if not self._decides(obs) or not obs.legal_actions:
             return None
+        if self._searched(obs):
+            return self._search.action_values(obs)  # type: ignore[union-attr]
         v, pol, s = self._scores(obs)
         legal = obs.legal_actions
         chosen = max(legal, key=lambda c: (s[c], -c))
@@ -442,5 +464,6 @@ class DistilledAgent:
                             detail={"policy": {c: float(pol[c]) for c in legal}})
 
     def __repr__(self) -> str:
-        return f"DistilledAgent(tie={self.tie:g})"
+        end = f", endgame={self.endgame}, endgame_worlds={self._search.worlds}" if self._search is not None else ""
+        return f"DistilledAgent(tie={self.tie:g}{end})"
 
