@@ -324,6 +324,34 @@ def test_the_distilled_player_passes_the_agent_api_test(model: Path) -> None:
     assert report["games"] == 10 and report["resampled"] > 0 and report["phases"]["play"] > 0
 
 
+def test_the_endgame_is_played_by_pimc_and_the_rest_by_the_network(model: Path) -> None:
+    """``endgame=N``: with N or fewer cards in hand the card is PIMC's over the same worlds
+    (the same seat stream), earlier it is the network's; the option is checked."""
+    from agents.players.pimc import PIMCAgent
+
+    m = load_card_model(model / "model")
+    end, net, pimc = DistilledAgent(model=m, endgame=3, endgame_worlds=4), DistilledAgent(model=m), PIMCAgent(worlds=4)
+    searched = played = 0
+    for k, (s, seat) in enumerate(_play_positions(range(3))):
+        for a in (end, net, pimc):
+            a.reset(k, seat, 1000 + k)
+        obs = s.observation(seat)
+        want = pimc if len(obs.hand) <= 3 else net
+        searched += want is pimc
+        played += want is net
+        assert end.act(obs) == want.act(obs)
+        if want is pimc:
+            for a in (end, pimc):
+                a.reset(k, seat, 1000 + k)
+            assert end.action_values(obs).values == pimc.action_values(obs).values
+    assert searched > 5 and played > 5
+    assert "endgame=3, endgame_worlds=4" in repr(end)
+    with pytest.raises(ValueError, match="endgame must be a number of tricks in 0..10"):
+        DistilledAgent(model=m, endgame=11)
+    with pytest.raises(ValueError, match="a number of tricks in 0..10"):
+        make_agent("distilled:endgame=-1")
+
+
 def test_its_card_values_do_not_depend_on_hidden_cards(model: Path) -> None:
     a = DistilledAgent(model=load_card_model(model / "model"))
     gen = np.random.default_rng(1)
