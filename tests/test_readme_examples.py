@@ -373,6 +373,21 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "python benchmarks/card_decisions.py --games 15 --agents expert expert:worlds=64 expert:worlds=128 --no-json":
         Run((("--games 15 --agents expert expert:worlds=64 expert:worlds=128",
               "--games 1 --agents expert:worlds=2 expert:worlds=3"),)),
+    # the endgame search of the distilled card play (README, *An endgame search*)
+    "python benchmarks/card_decisions.py --games 30 --agents distilled distilled:endgame=6 distilled:endgame=7 "
+    "distilled:endgame=8 distilled:endgame=6,endgame_worlds=16 distilled:endgame=6,endgame_worlds=32 "
+    "distilled:endgame=7,endgame_worlds=16 distilled:endgame=5,endgame_worlds=32 --no-json":
+        Run((("--games 30 --agents distilled distilled:endgame=6 distilled:endgame=7 distilled:endgame=8 "
+              "distilled:endgame=6,endgame_worlds=16 distilled:endgame=6,endgame_worlds=32 "
+              "distilled:endgame=7,endgame_worlds=16 distilled:endgame=5,endgame_worlds=32",
+              "--games 1 --agents distilled:endgame=7"),)),
+    "skatsim tournament distilled:endgame=7 distilled --deals 1000 --seed 20261238 --workers 2 "
+    "--out runs/distend_vs_dist": Long((("--deals 1000", "--deals 2"),)),
+    "skatsim tournament distilled:endgame=7 pimc:worlds=32 --deals 1000 --seed 20261239 --chunk-size 10 --workers 2 "
+    "--out runs/distend_vs_pimc32": Long((("--deals 1000", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
+    "skatsim compare runs/distend_vs_pimc32": Run(),
+    "skatsim tournament distilled:endgame=7,endgame_worlds=16 distilled:endgame=7 --deals 2000 --seed 20261240 "
+    "--workers 2 --out runs/distend16_vs_8": Long((("--deals 2000", "--deals 2"),)),
     # docs/strength.md
     "skatsim tournament pimc:worlds=8,schneider=both pimc:worlds=8 --deals 1000 --seed 20261235 --chunk-size 20 "
     "--workers 1 --out runs/schneider_screen": Long((("--deals 1000", "--deals 1"),)),
