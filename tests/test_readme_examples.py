@@ -370,6 +370,10 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim compare runs/expert64_vs_rb runs/expertsd_vs_rb --players expert:worlds=64 expert:schneider=declarer":
         Run((("--players expert:worlds=64 expert:schneider=declarer",
               "--players expert:worlds=3 expert:schneider=declarer,worlds=2"),), setup=_expertsd_field_run),
+    "skatsim tournament expert:worlds=64 expert rule_based --deals 600 --seed 20261242 --chunk-size 10 --workers 2 "
+    "--out runs/expert64_3way": Long((("--deals 600", "--deals 1"), ("expert:worlds=64 expert ", "expert:worlds=3 expert:worlds=2 "))),
+    "skatsim compare runs/expert64_3way --players expert:worlds=64 expert":
+        Run((("--players expert:worlds=64 expert", "--players expert:worlds=3 expert:worlds=2"),)),
     "python benchmarks/card_decisions.py --games 15 --agents expert expert:worlds=64 expert:worlds=128 --no-json":
         Run((("--games 15 --agents expert expert:worlds=64 expert:worlds=128",
               "--games 1 --agents expert:worlds=2 expert:worlds=3"),)),
