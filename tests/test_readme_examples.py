@@ -394,6 +394,8 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "--workers 2 --out runs/distend16_vs_8": Long((("--deals 2000", "--deals 2"),)),
     "skatsim tournament distilled:endgame=7 pimc:worlds=8 --deals 1000 --seed 20261243 --chunk-size 10 --workers 2 "
     "--out runs/distend_vs_pimc8": Long((("--deals 1000", "--deals 1"), ("pimc:worlds=8", "pimc:worlds=2"))),
+    "skatsim tournament distilled:endgame=8,endgame_worlds=3 distilled:endgame=7 --deals 2000 --seed 20261244 "
+    "--workers 2 --out runs/distend8w3_vs_7": Long((("--deals 2000", "--deals 2"),)),
     # docs/strength.md
     "skatsim tournament pimc:worlds=8,schneider=both pimc:worlds=8 --deals 1000 --seed 20261235 --chunk-size 20 "
     "--workers 1 --out runs/schneider_screen": Long((("--deals 1000", "--deals 1"),)),
