@@ -106,6 +106,8 @@ def _pimc_docs() -> dict[str, str]:
         "card_rb": "with card_model: prior probability that another seat plays like the rule-based player "
                    "(each seat's cards explained by the mixture of the two models; 0: the network alone)",
         "node_limit": "search nodes per world and decision (0: none); worlds over it are dropped",
+        "node_budget": "search nodes per decision (0: none): worlds solved in batches of 8 until spent "
+                       "(like time_budget, but the same cards on any machine)",
         "log": "keep a record per searched decision",
         "tt_bits": "log2 of the solver's transposition-table entries",
         "bid_worlds": "worlds per contract of the simulation bidder (default: worlds)",
@@ -129,6 +131,7 @@ def _pimc_checks() -> dict[str, Any]:
             "rule": one_of("wins", "points"), "bidding": one_of("rule_based", "simulation"),
             "schneider": one_of(*SCHNEIDER_MODES),
             "time_budget": lambda v: None if v is None or v > 0 else "a positive number of seconds",
+            "node_budget": count(0, 10**12),
             "exact_tricks": count(0, 10), "inference_eps": in_range(0, 1, "a weight factor"),
             "card_eps": lambda v: None if 0 < v <= 1 else "a weight factor in (0, 1]",
             "card_alpha": lambda v: None if 0 < v <= 4 else "an exponent in (0, 4]",
@@ -266,20 +269,23 @@ register("expert", "agents.players.compose:expert",
 def _distilled_defaults() -> dict[str, Any]:
     from .players.distilled import DEFAULT_TIE
 
-    return {"model": "", "tie": DEFAULT_TIE, "endgame": 0, "endgame_worlds": 8}
+    return {"model": "", "tie": DEFAULT_TIE, "endgame": 0, "endgame_worlds": 8, "endgame_nodes": 0}
 
 
 _DISTILLED_DOCS = {"model": "the card network: a checkpoint path or a shipped name "
                             "(default: agents/models/distilled_v2; the first: distilled_v1)",
                    "tie": "the card of highest value + tie x policy (set on held-out games: docs/strength.md)",
                    "endgame": "the last N tricks by PIMC search instead of the network (0: none)",
-                   "endgame_worlds": "PIMC worlds per decision of that endgame search"}
+                   "endgame_worlds": "PIMC worlds per decision of that endgame search",
+                   "endgame_nodes": "search nodes per decision of that endgame search: worlds solved in "
+                                    "batches of 8 until spent (0: all endgame_worlds)"}
 
 
 def _distilled_checks() -> dict[str, Any]:
     return {"tie": lambda v: None if 0 <= v <= 100 else "a number in 0..100",
             "endgame": lambda v: None if 0 <= v <= 10 else "a number of tricks in 0..10",
-            "endgame_worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000"}
+            "endgame_worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
+            "endgame_nodes": lambda v: None if v >= 0 else "a non-negative number of nodes (0: no budget)"}
 
 
 register("distilled", "agents.players.distilled:DistilledAgent", _DISTILLED_DOCS, defaults=_distilled_defaults,

@@ -231,7 +231,8 @@ def expert(worlds: int = 32, inference: bool = False, card_inference: bool = Tru
     return agent
 
 
-def learned(model: str = "", tie: float | None = None, endgame: int = 0, endgame_worlds: int = 8) -> ComposedAgent:
+def learned(model: str = "", tie: float | None = None, endgame: int = 0, endgame_worlds: int = 8,
+            endgame_nodes: int = 0) -> ComposedAgent:
     """The registry's ``learned``: every decision by a network, the neural bidder's early
     decisions with the distilled card play (:mod:`agents.players.distilled`, ``model``,
     ``tie`` and the endgame search passed on). About a millisecond of decisions a game, no
@@ -244,7 +245,8 @@ def learned(model: str = "", tie: float | None = None, endgame: int = 0, endgame
     from .distilled import DEFAULT_TIE
 
     tie = DEFAULT_TIE if tie is None else tie
-    end = f",endgame={int(endgame)},endgame_worlds={int(endgame_worlds)}" if endgame else ""
+    end = (f",endgame={int(endgame)},endgame_worlds={int(endgame_worlds)}"
+           + (f",endgame_nodes={int(endgame_nodes)}" if endgame_nodes else "")) if endgame else ""
     inner = f"distilled(tie={float(tie):g}{end}" + (f",model={model})" if model else ")")
     agent = ComposedAgent(early="neural_bidder", card_play=inner)
     agent.name = "learned"

@@ -396,12 +396,16 @@ class DistilledAgent:
             game a world solves in microseconds, so a few tricks of search stay within a
             millisecond a decision on average (docs/strength.md, *An endgame search*).
         endgame_worlds: worlds per decision of that search.
+        endgame_nodes: search nodes per decision of that search (0: no budget): its worlds
+            are solved in batches of 8 until the budget is spent (``pimc``'s ``node_budget``),
+            so a late, cheap position gets up to ``endgame_worlds`` worlds and a dear one at
+            least 8.
     """
 
     name = "distilled"
 
     def __init__(self, model: Any = None, tie: float = DEFAULT_TIE, endgame: int = 0,
-                 endgame_worlds: int = 8) -> None:
+                 endgame_worlds: int = 8, endgame_nodes: int = 0) -> None:
         from .pimc import PIMCAgent
         from .rule_based import RuleBasedAgent
 
@@ -411,7 +415,7 @@ class DistilledAgent:
         self.tie = float(tie)
         self.endgame = int(endgame)
         self._rb = RuleBasedAgent()
-        self._search = PIMCAgent(worlds=endgame_worlds) if self.endgame else None
+        self._search = PIMCAgent(worlds=endgame_worlds, node_budget=endgame_nodes) if self.endgame else None
         torch = _torch()
         torch.set_num_threads(1)
 
@@ -464,6 +468,8 @@ class DistilledAgent:
                             detail={"policy": {c: float(pol[c]) for c in legal}})
 
     def __repr__(self) -> str:
-        end = f", endgame={self.endgame}, endgame_worlds={self._search.worlds}" if self._search is not None else ""
+        end = "" if self._search is None else (f", endgame={self.endgame}, endgame_worlds={self._search.worlds}"
+                                               + (f", endgame_nodes={self._search.node_budget}"
+                                                  if self._search.node_budget else ""))
         return f"DistilledAgent(tie={self.tie:g}{end})"
 
