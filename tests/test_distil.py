@@ -346,6 +346,10 @@ def test_the_endgame_is_played_by_pimc_and_the_rest_by_the_network(model: Path) 
             assert end.action_values(obs).values == pimc.action_values(obs).values
     assert searched > 5 and played > 5
     assert "endgame=3, endgame_worlds=4" in repr(end)
+    budget = DistilledAgent(model=m, endgame=3, endgame_worlds=32, endgame_nodes=500)
+    assert budget._search.node_budget == 500 and "endgame_nodes=500" in repr(budget)
+    with pytest.raises(ValueError, match="a non-negative number of nodes"):
+        make_agent("distilled:endgame=3,endgame_nodes=-1")
     with pytest.raises(ValueError, match="endgame must be a number of tricks in 0..10"):
         DistilledAgent(model=m, endgame=11)
     with pytest.raises(ValueError, match="a number of tricks in 0..10"):

@@ -194,6 +194,34 @@ def test_node_budget_drops_worlds_and_falls_back_on_the_rule_based_card():
         PIMCAgent(node_limit=-1)
 
 
+def test_a_node_budget_solves_worlds_in_batches_of_8_until_it_is_spent():
+    """``node_budget``: at least one batch of 8; more where worlds are cheap (late in the hand)
+    than where they are dear (the first trick); a budget never spent is no budget (the same
+    worlds, card and values); the same seed gives the same decision."""
+    from agents import make_agent
+
+    def decide(s, **kw):
+        p = s.current_player()
+        a = PIMCAgent(worlds=32, log=True, enumerate=False, **kw)
+        a.reset(0, p, 42)
+        card = a.act(s.observation(p))
+        return card, {k: v for k, v in a.decisions[0].items() if k != "seconds"}
+
+    first = to_play(3, 0, "G")
+    late = next(s for s in (_play_prefix(3, "G", 0, m) for m in range(21, 30)) if len(s.legal_actions()) > 1)
+    assert decide(first, node_budget=2000)[1]["worlds"] == 8
+    assert decide(late, node_budget=2000)[1]["worlds"] == 32
+    assert decide(first, node_budget=1)[1]["worlds"] == 8
+    assert decide(first, node_budget=1) == decide(first, node_budget=1)
+    card, rec = decide(first, node_budget=10**12, node_limit=0)  # no world dropped: the table's
+    card0, rec0 = decide(first, node_limit=0)                     # contents change a world's node count
+    assert (card, rec["worlds"], rec["wins"]) == (card0, 32, rec0["wins"])
+    with pytest.raises(ValueError, match="node_budget must be a non-negative int"):
+        PIMCAgent(node_budget=-1)
+    with pytest.raises(ValueError, match="node_budget"):
+        make_agent("pimc:node_budget=-5")
+
+
 def test_bid_worlds_sets_the_simulation_bidders_sample():
     assert PIMCAgent(worlds=32, bidding="simulation", bid_worlds=12)._sim_bidder.worlds == 12
     assert PIMCAgent(worlds=16, bidding="simulation")._sim_bidder.worlds == 16
