@@ -396,6 +396,18 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "--out runs/distend_vs_pimc8": Long((("--deals 1000", "--deals 1"), ("pimc:worlds=8", "pimc:worlds=2"))),
     "skatsim tournament distilled:endgame=8,endgame_worlds=3 distilled:endgame=7 --deals 2000 --seed 20261244 "
     "--workers 2 --out runs/distend8w3_vs_7": Long((("--deals 2000", "--deals 2"),)),
+    "python benchmarks/card_decisions.py --games 150 --agents distilled:endgame=7 distilled "
+    "distilled:endgame=7,endgame_worlds=32,endgame_nodes=8000 distilled:endgame=7,endgame_worlds=32 --no-json":
+        Run((("--games 150", "--games 1"),)),
+    "skatsim tournament distilled:endgame=7,endgame_worlds=32,endgame_nodes=8000 distilled:endgame=7 --deals 2000 "
+    "--seed 20261250 --workers 2 --out runs/distnodes_vs_dist7": Long((("--deals 2000", "--deals 2"),)),
+    "skatsim tournament distilled:endgame=7,endgame_worlds=32,endgame_nodes=8000 pimc:worlds=32 --deals 1000 "
+    "--seed 20261251 --chunk-size 10 --workers 2 --out runs/distnodes_vs_pimc32":
+        Long((("--deals 1000", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
+    "skatsim compare runs/distnodes_vs_pimc32": Run(),
+    "skatsim tournament distilled:endgame=7,endgame_worlds=32,endgame_nodes=8000 pimc:worlds=32 --deals 1000 "
+    "--seed 20261253 --chunk-size 10 --workers 2 --out runs/distnodes_vs_pimc32_b":
+        Long((("--deals 1000", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
     # docs/strength.md
     "skatsim tournament pimc:worlds=8,schneider=both pimc:worlds=8 --deals 1000 --seed 20261235 --chunk-size 20 "
     "--workers 1 --out runs/schneider_screen": Long((("--deals 1000", "--deals 1"),)),
