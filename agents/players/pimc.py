@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 __all__ = ["PIMCAgent", "choose", "schneider_goal", "enumerate_worlds", "card_network"]
 
 _RULES = ("wins", "points")
-_BATCH = 8  # worlds solved at a time under a node budget
+_BATCH = 8  # worlds solved at a time under a time or node budget
 _BIDDING = ("rule_based", "simulation")
 
 
@@ -405,7 +405,7 @@ class PIMCAgent:
         parts = []
         done = 0
         while done < self.worlds:
-            k = min(8, self.worlds - done)
+            k = min(_BATCH, self.worlds - done)
             parts.append(sample_worlds(info, k, self._gen))
             done += k
             if time.perf_counter() - t0 > self.time_budget / 2:  # leave half for the solves
