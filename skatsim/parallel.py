@@ -154,8 +154,9 @@ def ray_map(fn: Callable[..., Any], args: Sequence[tuple[Any, ...]], keys: Seque
 def _mp_context(start: str | None = None) -> Any:
     """``start`` if given, else ``fork`` where the OS has it (workers start at once, with the
     parent's compiled code and without re-importing ``__main__``), ``spawn`` elsewhere and
-    once Ray's threads run in this process (forking them stalls the children). Forked
-    workers must run serial code only (no numba parallel region)."""
+    once Ray's threads run in this process or an OpenMP team does (forking either stalls
+    the children: :func:`_openmp_team_started`). Forked workers must run serial code only
+    (no numba parallel region)."""
     import multiprocessing as mp
     import sys
 
@@ -164,7 +165,25 @@ def _mp_context(start: str | None = None) -> Any:
     ray = sys.modules.get("ray")
     if ray is not None and getattr(ray, "is_initialized", lambda: False)():
         return mp.get_context("spawn")
+    if _openmp_team_started():
+        return mp.get_context("spawn")
     return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+
+
+def _openmp_team_started() -> bool:
+    """Has this process run a numba parallel region on numba's OpenMP threading layer?
+    Its thread team does not survive a fork, and torch shares the OpenMP runtime: a forked
+    worker then hangs at its first parallel tensor operation (a calibration run whose
+    parent had played a game with the neural bidder did)."""
+    import sys
+
+    numba = sys.modules.get("numba")
+    if numba is None:
+        return False
+    try:
+        return bool(numba.threading_layer() == "omp")
+    except ValueError:  # no parallel region has run: no threading layer yet
+        return False
 
 
 def _ignore_sigint() -> None:

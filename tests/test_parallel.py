@@ -56,3 +56,39 @@ def test_ctrl_c_while_the_workers_start_stops_every_worker() -> None:
 def test_an_error_in_a_chunk_reaches_the_caller() -> None:
     with pytest.raises(ZeroDivisionError):
         list(map_chunks(divmod, [(1, 1), (1, 0), (2, 1)], ["a", "b", "c"], workers=2))
+
+
+_AFTER_A_PARALLEL_REGION = '''
+from numba import njit, prange
+
+from skatsim.parallel import map_chunks
+
+
+@njit(parallel=True)
+def total(n):
+    s = 0.0
+    for i in prange(n):
+        s += i
+    return s
+
+
+def torch_sum(n):
+    import torch
+
+    return float(torch.ones(n).clone().sum())
+
+
+if __name__ == "__main__":
+    total(1000)  # the parent runs a numba parallel region (the neural bidder does)
+    print(sorted(map_chunks(torch_sum, [(1 << 20,), (1 << 21,)], [0, 1], workers=2)))
+'''
+
+
+def test_workers_started_after_a_parallel_region_run_torch(tmp_path: Path) -> None:
+    """A worker forked after the parent's numba parallel region (OpenMP) hung at its first
+    parallel tensor operation: the workers are spawned then, and finish."""
+    script = tmp_path / "after_parallel_region.py"
+    script.write_text(_AFTER_A_PARALLEL_REGION)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[(0, 1048576.0), (1, 2097152.0)]"

@@ -411,13 +411,12 @@ class DistilledAgent:
 
         if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= 10:
             raise ValueError(f"endgame must be a number of tricks in 0..10, got {endgame!r}")
+        _torch().set_num_threads(1)  # before the load: see agents.players.pimc.card_network
         self.model = model if isinstance(model, CardModel) else load_card_model(model or None)
         self.tie = float(tie)
         self.endgame = int(endgame)
         self._rb = RuleBasedAgent()
         self._search = PIMCAgent(worlds=endgame_worlds, node_budget=endgame_nodes) if self.endgame else None
-        torch = _torch()
-        torch.set_num_threads(1)
 
     def reset(self, deal_id: int, seat: int, rng: int) -> None:
         self._rb.reset(deal_id, seat, rng)

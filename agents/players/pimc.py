@@ -496,13 +496,15 @@ _CARD_NETWORKS: dict[str, Any] = {}
 def card_network(name: str) -> Any:
     """The card network ``name`` names (``"distilled"``: the shipped one), loaded once per
     process and shared: inference only reads it, and an agent keeps the name only (a
-    tournament copies its agents for every game)."""
+    tournament copies its agents for every game). Torch runs on one thread from before the
+    load on: a load on more threads starts an OpenMP team, and a worker forked after it
+    hangs at its first parallel tensor operation (a calibration run's warm-up game did)."""
     if name not in _CARD_NETWORKS:
         from ..learn.nets import lazy_torch
         from .distilled import load_card_model
 
-        _CARD_NETWORKS[name] = load_card_model(name)
         lazy_torch().set_num_threads(1)
+        _CARD_NETWORKS[name] = load_card_model(name)
     return _CARD_NETWORKS[name]
 
 
