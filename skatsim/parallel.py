@@ -8,7 +8,8 @@ arguments, so the rows are the same whatever the backend or worker count.
 
 - ``backend="local"``, ``workers=1``: one chunk after the other, in this process.
 - ``backend="local"``, ``workers>1``: a pool of worker processes (``fork`` where the OS has
-  it: the workers start at once with the parent's compiled code). Workers ignore Ctrl-C;
+  it: the workers start at once with the parent's compiled code; ``spawn`` once Ray or an
+  OpenMP thread team runs in this process, which a fork would stall). Workers ignore Ctrl-C;
   the parent stops them at once on Ctrl-C or an error, so an interrupt ends the job within
   a moment, and what was already yielded is kept by the caller.
 - ``backend="ray"``: one Ray task per chunk (``num_cpus=1``); ``address=None`` starts (or
