@@ -423,6 +423,13 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
                                  slow=True),
     'skatsim calibrate-bidder --out runs/cal_pimc32 --games 600 --card-play "pimc(worlds=32)" --workers 2':
         Long((("--games 600", "--games 3"), ("pimc(worlds=32)", "pimc(worlds=2)"), ("--workers 2", "--workers 1"))),
+    'skatsim calibrate-bidder --out runs/cal_expert --games 600 --seed 1717 --card-play '
+    '"pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)" --workers 2':
+        Long((("--games 600", "--games 2"), ("worlds=32", "worlds=2"), ("--workers 2", "--workers 1"))),
+    'skatsim tournament "compose:early=neural_bidder(calibration=(0.336,1.378;-0.6285,1.45;0,1)),card_play=pimc('
+    'worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)" expert rule_based --deals 600 '
+    "--seed 20261252 --chunk-size 10 --workers 2 --out runs/cal_screen":
+        Long((("--deals 600", "--deals 1"), ("worlds=32", "worlds=2"), (" expert ", " expert:worlds=2 "))),
     "skatsim compare runs/a_vs_b": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field --outcomes": Run(setup=_compare_runs),
