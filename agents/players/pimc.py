@@ -496,9 +496,9 @@ _CARD_NETWORKS: dict[str, Any] = {}
 def card_network(name: str) -> Any:
     """The card network ``name`` names (``"distilled"``: the shipped one), loaded once per
     process and shared: inference only reads it, and an agent keeps the name only (a
-    tournament copies its agents for every game). Torch runs on one thread from before the
-    load on: a load on more threads starts an OpenMP team, and a worker forked after it
-    hangs at its first parallel tensor operation (a calibration run's warm-up game did)."""
+    tournament copies its agents for every game). Torch is set to one thread before the
+    load: decisions run on one thread, and no thread team is started that a worker forked
+    later would inherit (see :func:`skatsim.parallel.map_chunks`)."""
     if name not in _CARD_NETWORKS:
         from ..learn.nets import lazy_torch
         from .distilled import load_card_model
