@@ -164,9 +164,7 @@ def _mp_context(start: str | None = None) -> Any:
     if start is not None:
         return mp.get_context(start)
     ray = sys.modules.get("ray")
-    if ray is not None and getattr(ray, "is_initialized", lambda: False)():
-        return mp.get_context("spawn")
-    if _openmp_team_started():
+    if (ray is not None and getattr(ray, "is_initialized", lambda: False)()) or _openmp_team_started():
         return mp.get_context("spawn")
     return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
 
