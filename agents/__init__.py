@@ -251,19 +251,22 @@ def _expert_checks() -> dict[str, Any]:
     from .players.pimc import SCHNEIDER_MODES
 
     return {"worlds": lambda v: None if 1 <= v <= 10_000 else "an int in 1..10000",
-            "schneider": one_of(*SCHNEIDER_MODES)}
+            "schneider": one_of(*SCHNEIDER_MODES), "calibration": _calibration_check}
 
 
 register("expert", "agents.players.compose:expert",
          {"worlds": "PIMC worlds per card decision", "inference": "PIMC's worlds weighed by the auction",
           "card_inference": "PIMC's worlds weighed by the distilled card network's model of the others' cards",
           "schneider": "PIMC's schneider tie-break: 'declarer' (default), 'both' or 'off' (the expert "
-                       "measured before 2026-12-06's fourteenth session; see pimc)"},
+                       "measured before 2026-12-06's fourteenth session; see pimc)",
+          "calibration": "the bidder's win probabilities mapped to what this card play wins: '(a,b;a,b;a,b)' "
+                         "(suit, grand, null; default fitted on expert's card play) or 'none' (the expert "
+                         "measured before 2026-12-07's eighteenth session; see neural_bidder)"},
          checks=_expert_checks,  # the defaults: expert's signature
-         doc="the strongest composition measured: the neural bidder's early decisions + PIMC card play whose "
-             "worlds the distilled card network weighs, playing for schneider as declarer "
-             "(compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,"
-             "oversample=8,schneider=declarer))")
+         doc="the strongest composition measured: the neural bidder's early decisions, calibrated to this card "
+             "play, + PIMC card play whose worlds the distilled card network weighs, playing for schneider as "
+             "declarer (compose:early=neural_bidder(calibration=(0.336,1.378;-0.6285,1.45;0,1)),"
+             "card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer))")
 
 
 def _distilled_defaults() -> dict[str, Any]:

@@ -27,8 +27,8 @@ def add_compare(sub: "argparse._SubParsersAction[Any]") -> None:
                                     "(A against a field, B against the same field on the same deals).")
     sp.add_argument("runs", nargs="+", metavar="RUN", help="one or two run directories (or games tables)")
     sp.add_argument("--players", nargs=2, metavar=("A", "B"), default=None,
-                    help="the two agents' labels (default: the two agents of the tournament, or the agent of each "
-                         "run that is not in the other)")
+                    help="the two agents, as the tournament's command or its labels name them (default: the two "
+                         "agents of the tournament, or the agent of each run that is not in the other)")
     sp.add_argument("--outcomes", action="store_true",
                     help="also count per category the pairs whose score differs and those the swapped seat's "
                          "side won with one player only")
@@ -41,12 +41,29 @@ def _games(path: str) -> Any:
     return load_tournament(path, partial=True)
 
 
+def _label(text: str, labels: set[str]) -> str:
+    """A ``--players`` name as the run labels it: as written when a label is, else the agent
+    spec's canonical text (options sorted, values normalised: ``expert:worlds=2,calibration=none``
+    is the run's ``expert:calibration=None,worlds=2``)."""
+    from agents.arena.base import AgentSpec
+
+    if text in labels:
+        return text
+    try:
+        return AgentSpec.coerce(text).to_text()
+    except ValueError:
+        return text
+
+
 def _run_compare(args: argparse.Namespace) -> int:
     from agents.arena.compare import decision_breakdown, format_breakdown, format_outcomes, outcome_changes
 
     if len(args.runs) > 2:
         raise UsageError("give one tournament of A against B, or two runs (A and B against the same field)")
     res = [_games(p) for p in args.runs]
+    if args.players:
+        known = {lab for r in res for lab in r.labels}
+        args.players = [_label(p, known) for p in args.players]
     if len(res) == 1:
         labels = list(res[0].labels)
         a, b = args.players or (labels + ["?", "?"])[:2]

@@ -258,28 +258,37 @@ def test_action_values_are_the_deciding_parts() -> None:
     assert make_agent(spec).action_values(SkatState.new_game(seed=1).observation(1)) is None
 
 
-@pytest.mark.parametrize("params, card_play", [
-    ("worlds=2", "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)"),
-    ("worlds=2,schneider=off", "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8)"),
-    ("worlds=2,card_inference=false,schneider=off", "pimc(worlds=2)"),
-    ("worlds=2,inference=true,card_inference=false,schneider=off", "pimc(worlds=2,inference=true)")])
-def test_expert_is_the_composition_it_names(params: str, card_play: str) -> None:
+_EXPERT_BIDDER = "neural_bidder(calibration=(0.336,1.378;-0.6285,1.45;0,1))"
+
+
+@pytest.mark.parametrize("params, early, card_play", [
+    ("worlds=2", _EXPERT_BIDDER,
+     "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)"),
+    ("worlds=2,calibration=none", "neural_bidder",
+     "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)"),
+    ("worlds=2,calibration=(0.5,1;0,1;0,1.5)", "neural_bidder(calibration=(0.5,1;0,1;0,1.5))",
+     "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)"),
+    ("worlds=2,schneider=off", _EXPERT_BIDDER, "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8)"),
+    ("worlds=2,card_inference=false,schneider=off", _EXPERT_BIDDER, "pimc(worlds=2)"),
+    ("worlds=2,inference=true,card_inference=false,schneider=off,calibration=none", "neural_bidder",
+     "pimc(worlds=2,inference=true)")])
+def test_expert_is_the_composition_it_names(params: str, early: str, card_play: str) -> None:
     e = make_agent(f"expert:{params}")
-    c = make_agent(f"compose:early=neural_bidder,card_play={card_play}")
+    c = make_agent(f"compose:early={early},card_play={card_play}")
     assert e.name == "expert" and isinstance(e, ComposedAgent)
-    assert e.parts == c.parts and e.parts["kontra"] == "neural_bidder"
+    assert e.parts == c.parts and e.parts["kontra"] == e.parts["bidding"] == nested_spec(early).to_text()
     assert e.card_play_key() == c.card_play_key() is not None
 
 
 def test_the_neural_bidder_with_pimc_card_play_is_expert_without_card_inference() -> None:
     """``neural_bidder:card_play=pimc`` (the bidder's own delegation) and
-    ``expert:card_inference=false,schneider=off`` (the composition) play the same games, so the issue's
-    yardstick and the former ``expert`` are one player under two names."""
+    ``expert:card_inference=false,schneider=off,calibration=none`` (the composition) play the same
+    games, so the issue's yardstick and the former ``expert`` are one player under two names."""
     from agents.arena.play import play_game
 
     for seed in range(3):
         games = []
-        for spec in ("neural_bidder:card_play=pimc,pimc_worlds=2", "expert:worlds=2,card_inference=false,schneider=off"):
+        for spec in ("neural_bidder:card_play=pimc,pimc_worlds=2", "expert:worlds=2,card_inference=false,schneider=off,calibration=none"):
             acts: list[tuple[int, int]] = []
             play_game([spec, "rule_based", spec], seed=seed, on_action=lambda s, p, a: acts.append((p, a)))
             games.append(acts)

@@ -166,8 +166,8 @@ def _field_run(agent: str, out: str) -> Callable[[Path], None]:
     return setup
 
 
-_expert_field_run = _field_run("expert:worlds=2,schneider=off", "runs/expert_vs_rb")  # the former expert
-_expertsd_field_run = _field_run("expert:worlds=2,schneider=declarer", "runs/expertsd_vs_rb")  # expert, 32 worlds
+_expert_field_run = _field_run("expert:worlds=2,schneider=off,calibration=none", "runs/expert_vs_rb")  # the former expert
+_expertsd_field_run = _field_run("expert:worlds=2,schneider=declarer,calibration=none", "runs/expertsd_vs_rb")  # expert, 32 worlds
 
 
 _BIDDING_SMALL = ("train_bidding.json", "train_bidding.json --set data.generate.n_deals=300 --set train.max_epochs=2")
@@ -239,16 +239,16 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Run((("card_decisions.py", "card_decisions.py --games 2 --agents distilled rule_based --no-json"),)),
     "skatsim card-labels --out runs/card_labels_dagger__33__w8__g10000 --games 10000 --seed 33 --worlds 8 "
     "--workers 2 --play distilled": Long((("--games 10000", "--games 1"), ("--worlds 8", "--worlds 2"))),
-    "skatsim tournament expert:schneider=off pimc:worlds=32 rule_based --deals 1000 --seed 20261224 --chunk-size 10 --workers 2 "
-    "--out runs/expert_final": Long((("--deals 1000", "--deals 1"), ("expert:schneider=off", "expert:worlds=2,schneider=off"),
+    "skatsim tournament expert:schneider=off,calibration=none pimc:worlds=32 rule_based --deals 1000 --seed 20261224 --chunk-size 10 --workers 2 "
+    "--out runs/expert_final": Long((("--deals 1000", "--deals 1"), ("expert:schneider=off,calibration=none", "expert:worlds=2,schneider=off,calibration=none"),
                                      ("pimc:worlds=32", "pimc:worlds=2"))),
-    "skatsim tournament expert:schneider=off pimc:worlds=32 --deals 600 --seed 20261226 --chunk-size 10 --workers 2 "
-    "--out runs/expert_h2h": Long((("--deals 600", "--deals 1"), ("expert:schneider=off", "expert:worlds=2,schneider=off"),
+    "skatsim tournament expert:schneider=off,calibration=none pimc:worlds=32 --deals 600 --seed 20261226 --chunk-size 10 --workers 2 "
+    "--out runs/expert_h2h": Long((("--deals 600", "--deals 1"), ("expert:schneider=off,calibration=none", "expert:worlds=2,schneider=off,calibration=none"),
                                    ("pimc:worlds=32", "pimc:worlds=2"))),
-    "skatsim compare runs/expert_final --players expert:schneider=off pimc:worlds=32":
-        Run((("--players expert:schneider=off pimc:worlds=32", "--players expert:schneider=off,worlds=2 pimc:worlds=2"),)),
-    "skatsim compare runs/expert_h2h --players expert:schneider=off pimc:worlds=32":
-        Run((("--players expert:schneider=off pimc:worlds=32", "--players expert:schneider=off,worlds=2 pimc:worlds=2"),)),
+    "skatsim compare runs/expert_final --players expert:schneider=off,calibration=none pimc:worlds=32":
+        Run((("--players expert:schneider=off,calibration=none pimc:worlds=32", "--players expert:schneider=off,worlds=2,calibration=none pimc:worlds=2"),)),
+    "skatsim compare runs/expert_h2h --players expert:schneider=off,calibration=none pimc:worlds=32":
+        Run((("--players expert:schneider=off,calibration=none pimc:worlds=32", "--players expert:schneider=off,worlds=2,calibration=none pimc:worlds=2"),)),
     "python experiments/dmc_pool.py --players learned distilled rule_based --pool rule_based "
     "rule_based:bid_threshold=0.45 rule_based:bid_threshold=0.75 neural_bidder --deals 500 --seed 20261233 "
     "--skip rule_based@rule_based": Long((("--deals 500", "--deals 2"),)),
@@ -319,27 +319,27 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "python experiments/dmc_pool.py --players dmc dmc:trust=15 --deals 2000 --slow-deals 300 --chunk 10 --seed 20260":
         Long((("--deals 2000 --slow-deals 300 --chunk 10", "--deals 2 --slow-deals 1 --chunk 1 --pool rule_based"),)),
     # Playing strength
-    "skatsim tournament expert:card_inference=false,schneider=off pimc:worlds=32 rule_based --deals 300 --seed 20261205 "
+    "skatsim tournament expert:card_inference=false,schneider=off,calibration=none pimc:worlds=32 rule_based --deals 300 --seed 20261205 "
     "--out runs/strength":
-        Long((("--deals 300", "--deals 1"), ("expert:card_inference=false,schneider=off pimc:worlds=32",
-                                             "expert:worlds=2,card_inference=false,schneider=off pimc:worlds=2"))),
-    "skatsim tournament expert:card_inference=false,schneider=off pimc:worlds=32 --deals 1000 --seed 20261209 --chunk-size 20 "
+        Long((("--deals 300", "--deals 1"), ("expert:card_inference=false,schneider=off,calibration=none pimc:worlds=32",
+                                             "expert:worlds=2,card_inference=false,schneider=off,calibration=none pimc:worlds=2"))),
+    "skatsim tournament expert:card_inference=false,schneider=off,calibration=none pimc:worlds=32 --deals 1000 --seed 20261209 --chunk-size 20 "
     "--workers 2 --out runs/expert_vs_pimc32":
-        Long((("--deals 1000", "--deals 1"), ("expert:card_inference=false,schneider=off pimc:worlds=32",
-                                              "expert:worlds=2,card_inference=false,schneider=off pimc:worlds=2"))),
-    "skatsim tournament expert:schneider=off pimc:worlds=32 --deals 400 --seed 20261221 --chunk-size 10 --workers 2 "
+        Long((("--deals 1000", "--deals 1"), ("expert:card_inference=false,schneider=off,calibration=none pimc:worlds=32",
+                                              "expert:worlds=2,card_inference=false,schneider=off,calibration=none pimc:worlds=2"))),
+    "skatsim tournament expert:schneider=off,calibration=none pimc:worlds=32 --deals 400 --seed 20261221 --chunk-size 10 --workers 2 "
     "--out runs/expert2_vs_pimc32":
-        Long((("--deals 400", "--deals 1"), ("expert:schneider=off pimc:worlds=32", "expert:worlds=2,schneider=off pimc:worlds=2"))),
+        Long((("--deals 400", "--deals 1"), ("expert:schneider=off,calibration=none pimc:worlds=32", "expert:worlds=2,schneider=off,calibration=none pimc:worlds=2"))),
     **{"skatsim tournament \"compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,"
-       f"card_alpha=0.5,oversample=8)\" expert:card_inference=false,schneider=off --deals 500 --seed {seed} --chunk-size 10 --workers 2 "
+       f"card_alpha=0.5,oversample=8)\" expert:card_inference=false,schneider=off,calibration=none --deals 500 --seed {seed} --chunk-size 10 --workers 2 "
        f"--out runs/card_inference_{ab}":
        Long((("--deals 500", "--deals 1"), ("pimc(worlds=32", "pimc(worlds=2"),
-             ("expert:card_inference=false,schneider=off", "expert:worlds=2,card_inference=false,schneider=off")))
+             ("expert:card_inference=false,schneider=off,calibration=none", "expert:worlds=2,card_inference=false,schneider=off,calibration=none")))
        for seed, ab in ((20261219, "a"), (20261220, "b"))},
     "skatsim compare runs/expert_vs_pimc32": Run(setup=_compare_runs),
     # the outside measurement's shape: one seat against two rule_based seats (seed 20261234)
-    "skatsim tournament expert:schneider=off rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
-    "--out runs/expert_vs_rb": Long((("--deals 1000", "--deals 1"), ("expert:schneider=off", "expert:worlds=2,schneider=off"))),
+    "skatsim tournament expert:schneider=off,calibration=none rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
+    "--out runs/expert_vs_rb": Long((("--deals 1000", "--deals 1"), ("expert:schneider=off,calibration=none", "expert:worlds=2,schneider=off,calibration=none"))),
     "skatsim tournament pimc:worlds=32 rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 1 "
     "--out runs/pimc32_vs_rb": Long((("--deals 1000", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
     "skatsim tournament neural_bidder:card_play=pimc rule_based --deals 1000 --seed 20261234 --chunk-size 10 "
@@ -347,33 +347,33 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
                                                  ("card_play=pimc", "card_play=pimc,pimc_worlds=2"))),
     "skatsim tournament rule_based:bid_threshold=0.6 rule_based --deals 1000 --seed 20261234 --workers 1 "
     "--out runs/rb_vs_rb": Run((("--deals 1000", "--deals 1"),)),
-    "skatsim compare runs/expert_vs_rb runs/rb_vs_rb --players expert:schneider=off rule_based:bid_threshold=0.6":
-        Run((("--players expert:schneider=off", "--players expert:schneider=off,worlds=2"),)),
-    "skatsim compare runs/expert_vs_rb runs/pimc32_vs_rb --players expert:schneider=off pimc:worlds=32":
-        Run((("--players expert:schneider=off pimc:worlds=32", "--players expert:schneider=off,worlds=2 pimc:worlds=2"),)),
-    "skatsim compare runs/expert_vs_rb runs/nbpimc_vs_rb --players expert:schneider=off neural_bidder:card_play=pimc":
-        Run((("--players expert:schneider=off neural_bidder:card_play=pimc",
-              "--players expert:schneider=off,worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
-    "skatsim tournament expert:schneider=declarer rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
+    "skatsim compare runs/expert_vs_rb runs/rb_vs_rb --players expert:schneider=off,calibration=none rule_based:bid_threshold=0.6":
+        Run((("--players expert:schneider=off,calibration=none", "--players expert:schneider=off,worlds=2,calibration=none"),)),
+    "skatsim compare runs/expert_vs_rb runs/pimc32_vs_rb --players expert:schneider=off,calibration=none pimc:worlds=32":
+        Run((("--players expert:schneider=off,calibration=none pimc:worlds=32", "--players expert:schneider=off,worlds=2,calibration=none pimc:worlds=2"),)),
+    "skatsim compare runs/expert_vs_rb runs/nbpimc_vs_rb --players expert:schneider=off,calibration=none neural_bidder:card_play=pimc":
+        Run((("--players expert:schneider=off,calibration=none neural_bidder:card_play=pimc",
+              "--players expert:schneider=off,worlds=2,calibration=none neural_bidder:card_play=pimc,pimc_worlds=2"),)),
+    "skatsim tournament expert:schneider=declarer,calibration=none rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
     "--out runs/expertsd_vs_rb": Long((("--deals 1000", "--deals 1"),
-                                       ("expert:schneider=declarer", "expert:worlds=2,schneider=declarer"))),
-    "skatsim tournament expert pimc:worlds=32 rule_based --deals 1000 --seed 20261237 --chunk-size 10 --workers 2 "
-    "--out runs/expert_final_sd": Long((("--deals 1000", "--deals 1"), ("expert", "expert:worlds=2"),
+                                       ("expert:schneider=declarer,calibration=none", "expert:worlds=2,schneider=declarer,calibration=none"))),
+    "skatsim tournament expert:calibration=none pimc:worlds=32 rule_based --deals 1000 --seed 20261237 --chunk-size 10 --workers 2 "
+    "--out runs/expert_final_sd": Long((("--deals 1000", "--deals 1"), ("expert:calibration=none", "expert:worlds=2,calibration=none"),
                                         ("pimc:worlds=32", "pimc:worlds=2"))),
-    "skatsim compare runs/expert_final_sd --players expert pimc:worlds=32":
-        Run((("--players expert pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
-    "skatsim compare runs/expertsd_vs_rb runs/expert_vs_rb --players expert:schneider=declarer expert:schneider=off":
-        Run((("--players expert:schneider=declarer expert:schneider=off",
-              "--players expert:schneider=declarer,worlds=2 expert:schneider=off,worlds=2"),), setup=_expert_field_run),
-    "skatsim tournament expert:worlds=64 rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
-    "--out runs/expert64_vs_rb": Long((("--deals 1000", "--deals 1"), ("expert:worlds=64", "expert:worlds=3"))),
-    "skatsim compare runs/expert64_vs_rb runs/expertsd_vs_rb --players expert:worlds=64 expert:schneider=declarer":
-        Run((("--players expert:worlds=64 expert:schneider=declarer",
-              "--players expert:worlds=3 expert:schneider=declarer,worlds=2"),), setup=_expertsd_field_run),
-    "skatsim tournament expert:worlds=64 expert rule_based --deals 600 --seed 20261242 --chunk-size 10 --workers 2 "
-    "--out runs/expert64_3way": Long((("--deals 600", "--deals 1"), ("expert:worlds=64 expert ", "expert:worlds=3 expert:worlds=2 "))),
-    "skatsim compare runs/expert64_3way --players expert:worlds=64 expert":
-        Run((("--players expert:worlds=64 expert", "--players expert:worlds=3 expert:worlds=2"),)),
+    "skatsim compare runs/expert_final_sd --players expert:calibration=none pimc:worlds=32":
+        Run((("--players expert:calibration=none pimc:worlds=32", "--players expert:worlds=2,calibration=none pimc:worlds=2"),)),
+    "skatsim compare runs/expertsd_vs_rb runs/expert_vs_rb --players expert:schneider=declarer,calibration=none expert:schneider=off,calibration=none":
+        Run((("--players expert:schneider=declarer,calibration=none expert:schneider=off,calibration=none",
+              "--players expert:schneider=declarer,worlds=2,calibration=none expert:schneider=off,worlds=2,calibration=none"),), setup=_expert_field_run),
+    "skatsim tournament expert:worlds=64,calibration=none rule_based --deals 1000 --seed 20261234 --chunk-size 10 --workers 2 "
+    "--out runs/expert64_vs_rb": Long((("--deals 1000", "--deals 1"), ("expert:worlds=64,calibration=none", "expert:worlds=3,calibration=none"))),
+    "skatsim compare runs/expert64_vs_rb runs/expertsd_vs_rb --players expert:worlds=64,calibration=none expert:schneider=declarer,calibration=none":
+        Run((("--players expert:worlds=64,calibration=none expert:schneider=declarer,calibration=none",
+              "--players expert:worlds=3,calibration=none expert:schneider=declarer,worlds=2,calibration=none"),), setup=_expertsd_field_run),
+    "skatsim tournament expert:worlds=64,calibration=none expert:calibration=none rule_based --deals 600 --seed 20261242 --chunk-size 10 --workers 2 "
+    "--out runs/expert64_3way": Long((("--deals 600", "--deals 1"), ("expert:worlds=64,calibration=none expert:calibration=none ", "expert:worlds=3,calibration=none expert:worlds=2,calibration=none "))),
+    "skatsim compare runs/expert64_3way --players expert:worlds=64,calibration=none expert:calibration=none":
+        Run((("--players expert:worlds=64,calibration=none expert:calibration=none", "--players expert:worlds=3,calibration=none expert:worlds=2,calibration=none"),)),
     "python benchmarks/card_decisions.py --games 15 --agents expert expert:worlds=64 expert:worlds=128 --no-json":
         Run((("--games 15 --agents expert expert:worlds=64 expert:worlds=128",
               "--games 1 --agents expert:worlds=2 expert:worlds=3"),)),
@@ -427,9 +427,18 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     '"pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)" --workers 2':
         Long((("--games 600", "--games 2"), ("worlds=32", "worlds=2"), ("--workers 2", "--workers 1"))),
     'skatsim tournament "compose:early=neural_bidder(calibration=(0.336,1.378;-0.6285,1.45;0,1)),card_play=pimc('
-    'worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)" expert rule_based --deals 600 '
+    'worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)" expert:calibration=none rule_based --deals 600 '
     "--seed 20261252 --chunk-size 10 --workers 2 --out runs/cal_screen":
-        Long((("--deals 600", "--deals 1"), ("worlds=32", "worlds=2"), (" expert ", " expert:worlds=2 "))),
+        Long((("--deals 600", "--deals 1"), ("worlds=32", "worlds=2"), (" expert:calibration=none ", " expert:worlds=2,calibration=none "))),
+    'skatsim tournament "compose:early=neural_bidder(calibration=(0.336,1.378;-0.6285,1.45;0,1)),card_play=pimc('
+    'worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)" expert:calibration=none '
+    "rule_based --deals 1000 --seed 20261255 --chunk-size 10 --workers 2 --out runs/cal_confirm":
+        Long((("--deals 1000", "--deals 1"), ("worlds=32", "worlds=2"),
+              (" expert:calibration=none ", " expert:worlds=2,calibration=none "))),
+    'skatsim compare runs/cal_confirm --players "compose:card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,'
+    'oversample=8,schneider=declarer),early=neural_bidder(calibration=(0.336,1.378;-0.6285,1.45;0,1))" '
+    "expert:calibration=none":
+        Run((("worlds=32", "worlds=2"), (" expert:calibration=none", " expert:worlds=2,calibration=none"))),
     "skatsim compare runs/a_vs_b": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field --outcomes": Run(setup=_compare_runs),

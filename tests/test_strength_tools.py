@@ -205,7 +205,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     out = {}
     for name, agents, seed in (("ab", ["rule_based", "random"], 5), ("cb", ["rule_based:max_bid=18", "random"], 5),
                                ("cr", ["rule_based:max_bid=18", "rule_based"], 5),
-                               ("other_seed", ["rule_based:max_bid=18", "random"], 6)):
+                               ("other_seed", ["rule_based:max_bid=18", "random"], 6),
+                               ("two_opts", ["rule_based:max_bid=18,bid_threshold=0.5", "random"], 5)):
         run_tournament(agents, n_deals=6, seed=seed, progress=False, out=root / name)
         out[name] = str(root / name)
     out["missing"] = str(root / "missing")
@@ -222,6 +223,14 @@ def test_compare_prints_the_table(runs: dict[str, str], capsys: pytest.CaptureFi
     assert main(["compare", runs["ab"], "--outcomes"]) == 0
     out = capsys.readouterr().out
     assert "\noutcomes: a = rule_based, b = random" in out and out.rstrip().splitlines()[-1].startswith("total")
+
+
+def test_compare_reads_players_as_written_in_any_option_order(runs: dict[str, str],
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """``--players`` takes a spec as the tournament's command wrote it; the run labels it in canonical form
+    (options sorted), and both name the same agent."""
+    assert main(["compare", runs["two_opts"], "--players", "rule_based:max_bid=18,bid_threshold=0.5", "random"]) == 0
+    assert capsys.readouterr().out.startswith("where the points go: rule_based:bid_threshold=0.5,max_bid=18 - random")
 
 
 @pytest.mark.parametrize("args, message", [

@@ -204,8 +204,15 @@ EXPERT_CARD_INFERENCE = "card_model=distilled_v1,card_alpha=0.5,oversample=8"
 EXPERT_SCHNEIDER = "declarer"
 
 
+#: the neural bidder's win probabilities mapped to what ``expert``'s card play wins (fitted by
+#: ``skatsim calibrate-bidder`` on 600 games of that card play; +1.64 ± 1.11 SF/game on 1,000 fresh
+#: boards, adopted by a rule fixed before the run, docs/strength.md); ``expert:calibration=none`` is
+#: the ``expert`` of every figure measured before 2026-12-07's eighteenth session
+EXPERT_CALIBRATION = "(0.336,1.378;-0.6285,1.45;0,1)"
+
+
 def expert(worlds: int = 32, inference: bool = False, card_inference: bool = True,
-           schneider: str = EXPERT_SCHNEIDER) -> ComposedAgent:
+           schneider: str = EXPERT_SCHNEIDER, calibration: str | None = EXPERT_CALIBRATION) -> ComposedAgent:
     """The registry's ``expert``: the strongest composition measured so far, the neural
     bidder's early decisions (bidding, skat, discard, declaration, Kontra/Re) with PIMC card
     play over ``worlds`` worlds whose worlds are weighed by the distilled card network's model
@@ -213,20 +220,30 @@ def expert(worlds: int = 32, inference: bool = False, card_inference: bool = Tru
     worlds, the ``expert`` measured before 2026-12-06's tenth session) and, with ``inference``,
     by the auction; ``schneider`` is PIMC's tie-break for schneider (:data:`EXPERT_SCHNEIDER`, the
     declarer's decisions; ``"off"``: the ``expert`` before the fourteenth session; ``"both"``;
-    :func:`agents.players.pimc.schneider_goal`). The same player as
-    ``compose:early=neural_bidder,card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)``;
+    :func:`agents.players.pimc.schneider_goal`); ``calibration`` maps the bidder's win
+    probabilities to what this card play wins (:data:`EXPERT_CALIBRATION`; ``"none"``: the
+    ``expert`` before the eighteenth session). The same player as
+    ``compose:early=neural_bidder(calibration=(0.336,1.378;-0.6285,1.45;0,1)),card_play=pimc(worlds=32,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)``;
     what each part is worth is in docs/strength.md.
 
     >>> e = expert(worlds=8)
-    >>> e.name, e.parts["bidding"], e.parts["defender_play"]
-    ('expert', 'neural_bidder', 'pimc:card_alpha=0.5,card_model=distilled_v1,oversample=8,schneider=declarer,worlds=8')
+    >>> e.name, e.parts["bidding"]
+    ('expert', 'neural_bidder:calibration=(0.336,1.378;-0.6285,1.45;0,1)')
+    >>> e.parts["defender_play"]
+    'pimc:card_alpha=0.5,card_model=distilled_v1,oversample=8,schneider=declarer,worlds=8'
     >>> expert(worlds=8, card_inference=False, schneider="off").parts["declarer_play"]
     'pimc:worlds=8'
+    >>> expert(worlds=8, calibration="none").parts["bidding"]
+    'neural_bidder'
     """
     opts = [f"worlds={int(worlds)}"] + (["inference=true"] if inference else []) \
         + ([EXPERT_CARD_INFERENCE] if card_inference else []) \
         + ([f"schneider={schneider}"] if schneider != "off" else [])
-    agent = ComposedAgent(early="neural_bidder", card_play=f"pimc({','.join(opts)})")
+    from .calibration import format_calibration, parse_calibration
+
+    cal = parse_calibration(calibration)  # "none" (the registry passes None) or three pairs
+    early = "neural_bidder" if cal is None else f"neural_bidder(calibration={format_calibration(cal)})"
+    agent = ComposedAgent(early=early, card_play=f"pimc({','.join(opts)})")
     agent.name = "expert"
     return agent
 
