@@ -439,6 +439,13 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     'oversample=8,schneider=declarer),early=neural_bidder(calibration=(0.336,1.378;-0.6285,1.45;0,1))" '
     "expert:calibration=none":
         Run((("worlds=32", "worlds=2"), (" expert:calibration=none", " expert:worlds=2,calibration=none"))),
+    "skatsim tournament expert neural_bidder:card_play=pimc rule_based --deals 1000 --seed 20261256 --chunk-size 10 "
+    "--workers 2 --out runs/expert_cal_final":
+        Long((("--deals 1000", "--deals 1"), ("expert neural_bidder:card_play=pimc ",
+                                              "expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2 "))),
+    "skatsim compare runs/expert_cal_final --players expert neural_bidder:card_play=pimc":
+        Run((("--players expert neural_bidder:card_play=pimc",
+              "--players expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
     "skatsim compare runs/a_vs_b": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field --outcomes": Run(setup=_compare_runs),
