@@ -268,6 +268,8 @@ _EXPERT_BIDDER = "neural_bidder(calibration=(0.336,1.378;-0.6285,1.45;0,1))"
      "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)"),
     ("worlds=2,calibration=(0.5,1;0,1;0,1.5)", "neural_bidder(calibration=(0.5,1;0,1;0,1.5))",
      "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)"),
+    ("worlds=2,calibration=(0.33612345,1;0,1;0,1.5)", "neural_bidder(calibration=(0.33612345,1;0,1;0,1.5))",
+     "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8,schneider=declarer)"),
     ("worlds=2,schneider=off", _EXPERT_BIDDER, "pimc(worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=8)"),
     ("worlds=2,card_inference=false,schneider=off", _EXPERT_BIDDER, "pimc(worlds=2)"),
     ("worlds=2,inference=true,card_inference=false,schneider=off,calibration=none", "neural_bidder",

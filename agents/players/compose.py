@@ -239,10 +239,11 @@ def expert(worlds: int = 32, inference: bool = False, card_inference: bool = Tru
     opts = [f"worlds={int(worlds)}"] + (["inference=true"] if inference else []) \
         + ([EXPERT_CARD_INFERENCE] if card_inference else []) \
         + ([f"schneider={schneider}"] if schneider != "off" else [])
-    from .calibration import format_calibration, parse_calibration
+    from .calibration import parse_calibration
 
-    cal = parse_calibration(calibration)  # "none" (the registry passes None) or three pairs
-    early = "neural_bidder" if cal is None else f"neural_bidder(calibration={format_calibration(cal)})"
+    # checked here ("none", which the registry passes as None, or three pairs), passed on as written
+    text = "" if calibration is None else str(calibration).strip().removeprefix("(").removesuffix(")")
+    early = "neural_bidder" if parse_calibration(text) is None else f"neural_bidder(calibration=({text}))"
     agent = ComposedAgent(early=early, card_play=f"pimc({','.join(opts)})")
     agent.name = "expert"
     return agent
