@@ -294,6 +294,7 @@ class RunDir:
         ``fn(*args(a, b))`` returns ``(seconds, rows)`` (an Arrow table or a DataFrame) for
         units ``[a, b)``. Local processes or Ray (:func:`skatsim.parallel.map_chunks`); the
         seconds add up in the manifest's ``seconds``; an interrupt keeps what was written."""
+        from .interrupt import ctrl_c
         from .parallel import map_chunks
 
         todo = self.todo()
@@ -303,12 +304,13 @@ class RunDir:
 
             bar = tqdm(total=self.n_units, initial=self.n_units - sum(b - a for a, b in todo), unit=unit, desc=desc)
         try:
-            for (a, b), (secs, rows) in map_chunks(fn, [args(a, b) for a, b in todo], todo, workers=workers,
-                                                   backend=backend, address=address):
-                self.write_shard(a, b, rows, {"seconds": round(secs, 3)})
-                self.update(seconds=round(float(self.manifest.get("seconds", 0.0)) + secs, 3))
-                if bar is not None:
-                    bar.update(b - a)
+            with ctrl_c():  # a Ctrl-C that code in a chunk drops is raised again
+                for (a, b), (secs, rows) in map_chunks(fn, [args(a, b) for a, b in todo], todo, workers=workers,
+                                                       backend=backend, address=address):
+                    self.write_shard(a, b, rows, {"seconds": round(secs, 3)})
+                    self.update(seconds=round(float(self.manifest.get("seconds", 0.0)) + secs, 3))
+                    if bar is not None:
+                        bar.update(b - a)
         finally:
             if bar is not None:
                 bar.close()

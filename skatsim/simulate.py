@@ -31,6 +31,7 @@ import numpy as np
 from ._random import check_deal_count, check_run_seed
 from .bits import derive_seed
 from .contracts import DECLARATIONS
+from .interrupt import ctrl_c
 from .kernels import policies as KP
 from .kernels import simulate as KS
 from .kernels.threads import kernel, parallel_unsafe
@@ -640,17 +641,18 @@ def run_simulation(out: str | os.PathLike[str], n_deals: int, policy: Any = "ran
             "rules": rules.to_dict(), "rules_version": rules.version}
     t0 = time.perf_counter()
     try:
-        if backend == "ray":
-            from .parallel import map_chunks
+        with ctrl_c():  # a Ctrl-C that code in a chunk drops is raised again
+            if backend == "ray":
+                from .parallel import map_chunks
 
-            results = map_chunks(_sim_chunk, [(b - a, pol, seed, rules.to_dict(), a, 1) for a, b in todo], todo,
-                                 workers=workers or 1, backend="ray", address=address)
-        else:  # numba threads in this process
-            results = ((ab, _sim_chunk(ab[1] - ab[0], pol, seed, rules.to_dict(), ab[0], workers)) for ab in todo)
-        for (a, b), df in results:
-            run.write_shard(a, b, df, {**meta, "n_deals": b - a, "start": a})
-            if bar is not None:
-                bar.update(b - a)
+                results = map_chunks(_sim_chunk, [(b - a, pol, seed, rules.to_dict(), a, 1) for a, b in todo], todo,
+                                     workers=workers or 1, backend="ray", address=address)
+            else:  # numba threads in this process
+                results = ((ab, _sim_chunk(ab[1] - ab[0], pol, seed, rules.to_dict(), ab[0], workers)) for ab in todo)
+            for (a, b), df in results:
+                run.write_shard(a, b, df, {**meta, "n_deals": b - a, "start": a})
+                if bar is not None:
+                    bar.update(b - a)
     finally:
         if bar is not None:
             bar.close()

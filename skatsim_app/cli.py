@@ -34,12 +34,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .analysis_commands import run_calibrate_bidder, run_card_labels, run_train_distil
-from .interrupt import ctrl_c
 from .options import UsageError
 from .tool_commands import run_train_bidding, run_train_dmc
+
+if TYPE_CHECKING:
+    from skatsim.interrupt import ctrl_c
 
 # The commands' modules (and through them skatsim's compiled engine) are imported inside
 # main(), where Ctrl-C is handled: an interrupt while they load ends as quietly as any other.
@@ -159,14 +161,25 @@ _SCRIPT_COMMANDS = {"train-bidding": run_train_bidding, "train-dmc": run_train_d
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    with ctrl_c() as interrupt:  # a Ctrl-C that some code dropped is raised again
-        try:
-            return _main(argv, interrupt)
-        except KeyboardInterrupt:  # while the engine loads or the arguments are read
-            interrupt.stopped()
-            cmd = next((a for a in argv if not a.startswith("-")), "")
-            print(f"\nskatsim{' ' + cmd if cmd else ''}: interrupted", file=sys.stderr)
-            return 130
+    try:
+        from skatsim.interrupt import ctrl_c  # loads the engine (skatsim's package)
+    except KeyboardInterrupt:
+        return _interrupted(argv)
+    try:
+        with ctrl_c() as interrupt:  # a Ctrl-C that some code dropped is raised again
+            try:
+                return _main(argv, interrupt)
+            except KeyboardInterrupt:  # while the commands load or the arguments are read
+                interrupt.stopped()
+                return _interrupted(argv)
+    except KeyboardInterrupt:  # dropped, and the command ran on to its end: raised as the block ends
+        return _interrupted(argv)
+
+
+def _interrupted(argv: list[str]) -> int:
+    cmd = next((a for a in argv if not a.startswith("-")), "")
+    print(f"\nskatsim{' ' + cmd if cmd else ''}: interrupted", file=sys.stderr)
+    return 130
 
 
 def _main(argv: list[str], interrupt: ctrl_c) -> int:

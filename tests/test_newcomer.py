@@ -609,7 +609,7 @@ def _stderr_within(proc: subprocess.Popen[str], seconds: float) -> str:
 def test_a_ctrl_c_that_python_or_the_agent_drops_still_stops_the_command(agent: str, tmp_path) -> None:
     """The agent presses Ctrl-C in a finalizer (Python reports it as "Exception ignored" and goes
     on) or catches it itself, then waits forever: the command stops within seconds all the same,
-    with its one line (skatsim_app.interrupt)."""
+    with its one line (skatsim.interrupt)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
     proc = subprocess.Popen([sys.executable, "-m", "skatsim_app", "tournament", f"my_agents:{agent}", "random",
                              "--deals", "1", "--workers", "1", "--no-progress"], cwd=tmp_path, env=env,

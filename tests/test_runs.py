@@ -57,7 +57,7 @@ def test_a_killed_run_resumes_to_the_uninterrupted_table(tmp_path: Path, sig: in
     _wait_for_shards(out, 2, proc)
     proc.send_signal(sig)
     proc.wait(timeout=60)
-    assert proc.returncode != 0  # it was stopped mid-run
+    assert proc.returncode != 0, proc.stderr.read().decode()[-2000:]  # it was stopped mid-run
     run = RunDir.open(out)
     done, todo = run.done(), run.todo()
     assert done and todo, "killed mid-run: some chunks done, some not"

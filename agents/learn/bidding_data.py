@@ -110,6 +110,7 @@ from skatsim.bits import derive_seed, popcount
 from skatsim.cards import card_points
 from skatsim.contracts import BID_VALUES
 from skatsim.deal import deal as _deal
+from skatsim.interrupt import ctrl_c
 from skatsim.kernels import game as G
 from skatsim.kernels import policies as P
 from skatsim.kernels.heuristic import bid_limit, greedy_discard, params_array
@@ -587,14 +588,15 @@ def generate(out_dir: str | os.PathLike, cfg: LabelConfig, *, workers: int = 1, 
         bar = tqdm(total=cfg.n_deals, initial=cfg.n_deals - sum(b - a for a, b in todo), unit="deal",
                    desc=f"labels ({cfg.labeler})")
     try:
-        if backend == "local" and workers > 1 and len(todo) > 1:
-            _warm_up(cfg)  # compile once here: forked workers inherit the machine code
-        for (a, b), (secs, table) in map_chunks(_label_chunk, [(cfg, a, b) for a, b in todo], todo,
-                                                 workers=workers, backend=backend, address=address):
-            run.write_shard(a, b, table, {"seconds": round(secs, 3)})
-            run.update(label_seconds=round(float(run.manifest.get("label_seconds", 0.0)) + secs, 3))
-            if bar is not None:
-                bar.update(b - a)
+        with ctrl_c():  # a Ctrl-C that code in a chunk drops is raised again
+            if backend == "local" and workers > 1 and len(todo) > 1:
+                _warm_up(cfg)  # compile once here: forked workers inherit the machine code
+            for (a, b), (secs, table) in map_chunks(_label_chunk, [(cfg, a, b) for a, b in todo], todo,
+                                                     workers=workers, backend=backend, address=address):
+                run.write_shard(a, b, table, {"seconds": round(secs, 3)})
+                run.update(label_seconds=round(float(run.manifest.get("label_seconds", 0.0)) + secs, 3))
+                if bar is not None:
+                    bar.update(b - a)
     finally:
         if bar is not None:
             bar.close()

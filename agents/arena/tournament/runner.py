@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from skatsim._random import SeedLike
+from skatsim.interrupt import ctrl_c
 from skatsim.options import ISKO, SkatRules
 from skatsim.parallel import BACKENDS
 from skatsim.runs import versions
@@ -165,17 +166,18 @@ def _run(cfg: TournamentConfig, run: Any, *, workers: int, progress: bool, chunk
     t0 = time.perf_counter()
     before = float(run.manifest.get("elapsed_s", 0.0)) if run is not None else 0.0
     try:
-        for (a, b), df in iter_chunks(cfg, workers=workers, chunk_size=chunk_size, done=done, backend=backend,
-                                      address=address, parallel=parallel):
-            if run is not None:
-                run.write_shard(a, b, df, {"kind": "tournament", "boards": [a, b]})
-                _log_errors(run, df)
-            parts.append(df)
-            if bar is not None:  # chunks hold whole boards: the running figure is exact
-                bar.update(b - a)
-                diffs.append(sf_diffs(df, *cfg.labels[:2]))
-                m, h = mean_ci(np.concatenate(diffs))
-                bar.set_postfix_str(f"{cfg.labels[0]} - {cfg.labels[1]}: {m:+.2f} ± {h:.2f} SF/game")
+        with ctrl_c():  # a Ctrl-C that code in a chunk drops is raised again
+            for (a, b), df in iter_chunks(cfg, workers=workers, chunk_size=chunk_size, done=done, backend=backend,
+                                          address=address, parallel=parallel):
+                if run is not None:
+                    run.write_shard(a, b, df, {"kind": "tournament", "boards": [a, b]})
+                    _log_errors(run, df)
+                parts.append(df)
+                if bar is not None:  # chunks hold whole boards: the running figure is exact
+                    bar.update(b - a)
+                    diffs.append(sf_diffs(df, *cfg.labels[:2]))
+                    m, h = mean_ci(np.concatenate(diffs))
+                    bar.set_postfix_str(f"{cfg.labels[0]} - {cfg.labels[1]}: {m:+.2f} ± {h:.2f} SF/game")
     finally:
         if bar is not None:
             bar.close()
