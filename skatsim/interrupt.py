@@ -1,5 +1,5 @@
-"""Ctrl-C that always stops a long job (used by :func:`skatsim.parallel.map_chunks`, the loop of every
-chunked run, and :func:`skatsim_app.cli.main`).
+"""Ctrl-C that always stops a long job: held by the loops of chunked runs (tournaments,
+:meth:`skatsim.runs.RunDir.fill`, simulations, bidding labels) and by :func:`skatsim_app.cli.main`.
 
 Python turns SIGINT into ``KeyboardInterrupt`` at the next bytecode, wherever that is, and a
 few places drop it: a finalizer (``__del__``, a weakref callback: Python reports it as
