@@ -22,8 +22,8 @@ import numpy as np
 
 from skatsim.rules import GRAND
 
-__all__ = ["parse_calibration", "calibrated", "calibrated_array", "game_class", "fit_calibration",
-           "format_calibration", "Calibration"]
+__all__ = ["parse_calibration", "checked_calibration", "calibrated", "calibrated_array", "game_class",
+           "fit_calibration", "format_calibration", "Calibration"]
 
 Calibration = tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
 _EPS = 1e-3
@@ -36,9 +36,7 @@ def game_class(game: int) -> int:
 
 def parse_calibration(text: str | None) -> Calibration | None:
     """``None`` for ``"none"``/empty, else the three ``(a, b)`` pairs (``ValueError`` naming the form)."""
-    t = "" if text is None else str(text).strip()
-    if t.startswith("(") and t.endswith(")"):
-        t = t[1:-1]
+    t = _body(text)
     if t in ("", "none"):
         return None
     try:
@@ -49,6 +47,21 @@ def parse_calibration(text: str | None) -> Calibration | None:
         raise ValueError(f"a calibration is 'none' or three 'a,b' pairs '(a0,b0;a1,b1;a2,b2)' (suit, grand, null), "
                          f"got {text!r}")
     return ((parts[0][0], parts[0][1]), (parts[1][0], parts[1][1]), (parts[2][0], parts[2][1]))
+
+
+def _body(text: str | None) -> str:
+    t = "" if text is None else str(text).strip()
+    return t[1:-1] if t.startswith("(") and t.endswith(")") else t
+
+
+def checked_calibration(text: str | None) -> str:
+    """``text`` checked by :func:`parse_calibration` and given back as written, in the
+    parenthesised form (``"none"`` for none): no digit is lost, unlike :func:`format_calibration`.
+
+    >>> checked_calibration("0.33612345,1;0,1;0,1.5"), checked_calibration(None)
+    ('(0.33612345,1;0,1;0,1.5)', 'none')
+    """
+    return "none" if parse_calibration(text) is None else f"({_body(text)})"
 
 
 def format_calibration(cal: Calibration | None) -> str:

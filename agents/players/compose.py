@@ -239,11 +239,10 @@ def expert(worlds: int = 32, inference: bool = False, card_inference: bool = Tru
     opts = [f"worlds={int(worlds)}"] + (["inference=true"] if inference else []) \
         + ([EXPERT_CARD_INFERENCE] if card_inference else []) \
         + ([f"schneider={schneider}"] if schneider != "off" else [])
-    from .calibration import parse_calibration
+    from .calibration import checked_calibration
 
-    # checked here ("none", which the registry passes as None, or three pairs), passed on as written
-    text = "" if calibration is None else str(calibration).strip().removeprefix("(").removesuffix(")")
-    early = "neural_bidder" if parse_calibration(text) is None else f"neural_bidder(calibration=({text}))"
+    cal = checked_calibration(calibration)  # "none" (the registry passes None) or three pairs, as written
+    early = "neural_bidder" if cal == "none" else f"neural_bidder(calibration={cal})"
     agent = ComposedAgent(early=early, card_play=f"pimc({','.join(opts)})")
     agent.name = "expert"
     return agent
