@@ -268,6 +268,7 @@ def test_the_tie_table_matches_the_training_log_and_the_agent_s_rule(model: Path
         assert rows[rule]["rows"] == log["val_rows"]
 
 
+@pytest.mark.filterwarnings("error::UserWarning")  # no scheduler step before an optimiser step
 def test_training_resumes_to_the_run_it_would_have_been(model: Path, labels: Path, tmp_path: Path) -> None:
     """One epoch, then a resumed second one: the same network and validation figures as two
     epochs in one go (the batch order and the learning-rate schedule continue)."""

@@ -269,9 +269,9 @@ def train(cfg: DistilConfig, out: str | os.PathLike[str], *, progress: bool = Tr
         opt.load_state_dict(state["opt"])
         start = int(state["epoch"])
     total_steps = cfg.epochs * max(1, math.ceil(len(tr) / cfg.batch))
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * min(1.0, s / total_steps))))
-    for _ in range(start * math.ceil(len(tr) / cfg.batch)):
-        sched.step()
+    done = start * math.ceil(len(tr) / cfg.batch)  # steps of the epochs a resumed run has behind it
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: 0.5 * (1 + math.cos(math.pi * min(1.0, (s + done) / total_steps))))
     rng = np.random.default_rng(cfg.seed)
     for _ in range(start):
         rng.permutation(len(tr))
