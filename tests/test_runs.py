@@ -49,7 +49,7 @@ def _wait_for_shards(out: Path, k: int, proc: subprocess.Popen, timeout: float =
     pytest.fail("no shards appeared")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM], ids=lambda s: signal.Signals(s).name)
 def test_a_killed_run_resumes_to_the_uninterrupted_table(tmp_path: Path, sig: int) -> None:
     out = tmp_path / "run"
     n, chunk = 60, 3
@@ -58,6 +58,8 @@ def test_a_killed_run_resumes_to_the_uninterrupted_table(tmp_path: Path, sig: in
     proc.send_signal(sig)
     proc.wait(timeout=60)
     assert proc.returncode != 0, proc.stderr.read().decode()[-2000:]  # it was stopped mid-run
+    played = json.loads((out / "manifest.json").read_text())["elapsed_s"]  # the time of the kept shards
+    assert played > 0
     run = RunDir.open(out)
     done, todo = run.done(), run.todo()
     assert done and todo, "killed mid-run: some chunks done, some not"
@@ -83,6 +85,7 @@ def test_a_killed_run_resumes_to_the_uninterrupted_table(tmp_path: Path, sig: in
     keys = set(zip(partial["deal_id"], partial["arrangement"]))
     assert keys <= set(zip(g["deal_id"], g["arrangement"]))
     assert RunDir.open(out).complete and (out / "summary.txt").read_text().startswith("duplicate tournament")
+    assert resumed.games.attrs["elapsed_s"] > played  # "s of play in all runs": the killed run's time counts
 
 
 def test_a_partial_or_foreign_shard_file_is_not_counted_as_done(tmp_path: Path) -> None:

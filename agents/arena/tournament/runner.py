@@ -172,6 +172,8 @@ def _run(cfg: TournamentConfig, run: Any, *, workers: int, progress: bool, chunk
                 if run is not None:
                     run.write_shard(a, b, df, {"kind": "tournament", "boards": [a, b]})
                     _log_errors(run, df)
+                    # kept with every shard: a run ended by SIGTERM or SIGKILL runs no ``finally``
+                    run.update(elapsed_s=before + time.perf_counter() - t0)
                 parts.append(df)
                 if bar is not None:  # chunks hold whole boards: the running figure is exact
                     bar.update(b - a)
