@@ -640,6 +640,7 @@ def run_simulation(out: str | os.PathLike[str], n_deals: int, policy: Any = "ran
     meta = {"kind": "simulation", "seed": seed, "policies": [{"name": n, "params": p} for n, p in per_seat],
             "rules": rules.to_dict(), "rules_version": rules.version}
     t0 = time.perf_counter()
+    before = float(run.manifest.get("elapsed_s", 0.0))  # the time of the runs this one resumes
     try:
         with ctrl_c():  # a Ctrl-C that code in a chunk drops is raised again
             if backend == "ray":
@@ -651,10 +652,11 @@ def run_simulation(out: str | os.PathLike[str], n_deals: int, policy: Any = "ran
                 results = ((ab, _sim_chunk(ab[1] - ab[0], pol, seed, rules.to_dict(), ab[0], workers)) for ab in todo)
             for (a, b), df in results:
                 run.write_shard(a, b, df, {**meta, "n_deals": b - a, "start": a})
+                run.update(elapsed_s=before + time.perf_counter() - t0)  # kept if the run is killed
                 if bar is not None:
                     bar.update(b - a)
     finally:
         if bar is not None:
             bar.close()
-    run.mark_complete(None, elapsed_s=float(run.manifest.get("elapsed_s", 0.0)) + time.perf_counter() - t0)
+    run.mark_complete(None, elapsed_s=before + time.perf_counter() - t0)
     return run

@@ -148,3 +148,26 @@ def test_simulation_run_dir_equals_simulate_and_resumes(tmp_path: Path) -> None:
     assert len(read_parquet(again.shard_path(2000, 2500))) == 500  # a shard is a valid simulate file
     with pytest.raises(ValueError, match="different simulation"):
         run_simulation(out, 2500, "random", seed=4, progress=False)
+
+
+def test_a_stopped_simulation_run_keeps_the_time_of_its_shards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manifest's ``elapsed_s`` is kept with every shard, so a run stopped where no
+    ``finally`` runs (SIGTERM, SIGKILL; here: an interrupt in the second shard's write) and
+    resumed reports the time of all its runs."""
+    out, written = tmp_path / "sim", []
+    write = RunDir.write_shard
+
+    def write_once(self: RunDir, *args: object, **kw: object) -> Path:
+        if written:
+            raise KeyboardInterrupt
+        written.append(args)
+        return write(self, *args, **kw)
+
+    monkeypatch.setattr(RunDir, "write_shard", write_once)
+    with pytest.raises(KeyboardInterrupt):
+        run_simulation(out, 3000, "rule_based", seed=4, chunk_size=1000, progress=False)
+    played = json.loads((out / "manifest.json").read_text())["elapsed_s"]
+    assert played > 0
+    monkeypatch.undo()
+    run = run_simulation(out, 3000, "rule_based", seed=4, chunk_size=1000, progress=False)
+    assert run.complete and run.manifest["elapsed_s"] > played
