@@ -458,6 +458,13 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
         Long((("--deals 1000", "--deals 1"), ("expert:worlds=64 pimc:worlds=32 ", "expert:worlds=2 pimc:worlds=2 "))),
     "skatsim compare runs/expert64_vs_pimc32 --players expert:worlds=64 pimc:worlds=32":
         Run((("--players expert:worlds=64 pimc:worlds=32", "--players expert:worlds=2 pimc:worlds=2"),)),
+    "skatsim tournament expert:worlds=64 neural_bidder:card_play=pimc rule_based --deals 1000 --seed 20261259 "
+    "--chunk-size 10 --workers 2 --out runs/expert64_cal2":
+        Long((("--deals 1000", "--deals 1"), ("expert:worlds=64 neural_bidder:card_play=pimc ",
+                                              "expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2 "))),
+    "skatsim compare runs/expert64_cal2 --players expert:worlds=64 neural_bidder:card_play=pimc":
+        Run((("--players expert:worlds=64 neural_bidder:card_play=pimc",
+              "--players expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
     "skatsim compare runs/a_vs_b": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field --outcomes": Run(setup=_compare_runs),
