@@ -465,6 +465,22 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim compare runs/expert64_cal2 --players expert:worlds=64 neural_bidder:card_play=pimc":
         Run((("--players expert:worlds=64 neural_bidder:card_play=pimc",
               "--players expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
+    "skatsim tournament rule_based:scale=1 rule_based rule_based:bid_threshold=0.6 --deals 1000 --seed 20261260 --workers 2 --out runs/field_rb":
+        Run((("--deals 1000", "--deals 1"),)),
+    "skatsim tournament pimc:worlds=32 rule_based rule_based:bid_threshold=0.6 --deals 1000 --seed 20261260 --chunk-size 10 --workers 2 --out runs/field_pimc32":
+        Long((("--deals 1000", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
+    "skatsim tournament neural_bidder:card_play=pimc rule_based rule_based:bid_threshold=0.6 --deals 1000 --seed 20261260 --chunk-size 10 --workers 2 "
+    "--out runs/field_nbpimc":
+        Long((("--deals 1000", "--deals 1"), ("card_play=pimc ", "card_play=pimc,pimc_worlds=2 "))),
+    "skatsim tournament expert:worlds=64 rule_based rule_based:bid_threshold=0.6 --deals 1000 --seed 20261260 --chunk-size 10 --workers 2 --out runs/field_expert64":
+        Long((("--deals 1000", "--deals 1"), ("expert:worlds=64", "expert:worlds=2"))),
+    "skatsim compare runs/field_expert64 runs/field_rb --players expert:worlds=64 rule_based:scale=1":
+        Run((("expert:worlds=64", "expert:worlds=2"),)),
+    "skatsim compare runs/field_expert64 runs/field_pimc32 --players expert:worlds=64 pimc:worlds=32":
+        Run((("expert:worlds=64 pimc:worlds=32", "expert:worlds=2 pimc:worlds=2"),)),
+    "skatsim compare runs/field_expert64 runs/field_nbpimc --players expert:worlds=64 neural_bidder:card_play=pimc":
+        Run((("expert:worlds=64 neural_bidder:card_play=pimc",
+              "expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
     "skatsim compare runs/a_vs_b": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field --outcomes": Run(setup=_compare_runs),
