@@ -139,7 +139,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         refuse_unused(args, {"deals": "is the resumed run's (from its manifest)", "seed": "is the resumed run's",
                              "time_limit": "is the resumed run's",
                              "chunk_size": "is the resumed run's", "out": "is not used with --resume DIR",
-                             "ramsch": "is the resumed run's", "kontra": "is the resumed run's"})
+                             "ramsch": "is the resumed run's", "kontra": "is the resumed run's",
+                             "one_seat": "is the resumed run's"})
         if args.agents:
             raise UsageError("--resume DIR takes the agents and every setting from DIR's manifest; give no agents")
         args.resume_hint = f"skatsim tournament --resume {args.resume}"
@@ -155,6 +156,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         return 0
     if len(args.agents) not in (2, 3):
         raise UsageError(f"a tournament seats 2 or 3 agents, got {len(args.agents)} (for more: skatsim league)")
+    if args.one_seat and len(args.agents) != 2:
+        raise UsageError(f"--one-seat seats the first of two agents against the second in the two other seats; "
+                         f"got {len(args.agents)} agents")
     if args.out:
         from skatsim.runs import is_run_dir
 
@@ -165,7 +169,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     r = run_tournament(args.agents, args.deals or 1000, DEFAULT_SEED if args.seed is None else args.seed,
                        rules=rules_of(args), workers=workers, progress=not args.no_progress,
                        parallel=parallel, out=args.out, backend=args.backend, address=args.address,
-                       time_limit=_time_limit(args), chunk_size=args.chunk_size)
+                       time_limit=_time_limit(args), chunk_size=args.chunk_size, one_seat=args.one_seat)
     print(r)
     el = r.games.attrs.get("elapsed_s")
     if el:
@@ -201,6 +205,10 @@ def add_tournament(sub: Any) -> None:
     _add_time_limit(sp)
     sp.add_argument("--chunk-size", type=deals_arg(what="a board count"), default=None,
                     help="boards per unit of work / shard (default: 20,000 on threads, at most 25 in processes)")
+    sp.add_argument("--one-seat", action="store_true",
+                    help="two agents: the first in one seat, the second in the two others (ABB BAB BBA: 3 games a "
+                         "board), the shape of a measurement against a field; pair two such runs with skatsim "
+                         "compare RUN_A RUN_B --players A B")
     sp.set_defaults(func=_cmd_tournament, parser=sp)
 
 

@@ -225,6 +225,28 @@ def test_compare_prints_the_table(runs: dict[str, str], capsys: pytest.CaptureFi
     assert "\noutcomes: a = rule_based, b = random" in out and out.rstrip().splitlines()[-1].startswith("total")
 
 
+def test_one_seat_runs_pair_as_the_full_tournaments_do(runs: dict[str, str], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``skatsim tournament A B --one-seat`` plays only the games where A sits alone (ABB BAB BBA):
+    ``compare`` of two such runs, or of one with a full run, prints what the full runs give."""
+    one = {}
+    for name, player in (("ab1", "rule_based"), ("cb1", "rule_based:max_bid=18")):
+        one[name] = str(tmp_path / name)
+        assert main(["tournament", player, "random", "--deals", "6", "--seed", "5", "--one-seat", "--no-progress",
+                     "--out", one[name]]) == 0
+        out = capsys.readouterr().out
+        assert f"6 boards x 3 arrangements ({player} in one seat, random in the two others) = 18 games" in out
+    texts = []
+    for pair in ((runs["ab"], runs["cb"]), (one["ab1"], one["cb1"]), (one["ab1"], runs["cb"])):
+        assert main(["compare", *pair]) == 0
+        texts.append(capsys.readouterr().out)
+    assert texts[0] == texts[1] == texts[2] and "(18 pairs)" in texts[0]
+    line = _err(["tournament", "rule_based", "random", "random", "--one-seat", "--deals", "2"], capsys)
+    assert "--one-seat seats the first of two agents against the second in the two other seats; got 3" in line
+    line = _err(["tournament", "--resume", one["ab1"], "--one-seat"], capsys)
+    assert "--one-seat is the resumed run's" in line
+
+
 def test_compare_reads_players_as_written_in_any_option_order(runs: dict[str, str],
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     """``--players`` takes a spec as the tournament's command wrote it; the run labels it in canonical form

@@ -12,8 +12,8 @@ import pytest
 from agents import AgentSpec, register
 from agents.arena.play import AgentError, IllegalActionError, Table, TimeLimitError, forfeit_result, play
 from agents.arena.tournament import (GAME_COLUMNS, Z95, TournamentConfig, TournamentResult, agent_summary,
-                                     arrangements, auction_text, head_to_head, make_config, plan, play_chunk,
-                                     run_tournament)
+                                     arrangements, auction_text, head_to_head, load_tournament, make_config, plan,
+                                     play_chunk, run_tournament)
 from skatsim import SkatRules, SkatState
 from skatsim.actions import PASS, action_to_string
 from skatsim.bits import derive_seed
@@ -32,6 +32,43 @@ def test_arrangements_seat_every_agent_equally() -> None:
     assert all(len(set(a)) == 2 for a in arrangements(2))
     with pytest.raises(ValueError, match="2 or 3 agents"):
         arrangements(4)
+
+
+def test_one_seat_plays_the_full_tournament_s_games_with_the_first_agent_alone(tmp_path) -> None:
+    """``one_seat``: ABB BAB BBA only (the first agent against the second in the two other seats),
+    the same games as those rows of the full tournament and of a three-player run whose field is
+    one player under two labels; written in the manifest, resumed as such, refused with 3 agents."""
+    assert arrangements(2, one_seat=True) == [(0, 1, 1), (1, 0, 1), (1, 1, 0)]
+    with pytest.raises(ValueError, match="one_seat seats the first of two agents"):
+        arrangements(3, one_seat=True)
+    with pytest.raises(ValueError, match="got 3 agents"):
+        make_config(["random", "rule_based", "rule_based"], 4, one_seat=True)
+    agents = ["random", "rule_based:max_bid=30"]
+    one = run_tournament(agents, 8, seed=21, progress=False, one_seat=True, out=tmp_path / "one", chunk_size=3)
+    g = one.games
+    assert len(g) == 24 and list(g["arrangement"][:3]) == ["ABB", "BAB", "BBA"]
+    assert [sum(r[f"agent_{s}"] == "random" for s in range(3)) for _, r in g.iterrows()] == [1] * 24
+    full = run_tournament(agents, 8, seed=21, progress=False).games
+    alone = full[full["arrangement"].isin(["ABB", "BAB", "BBA"])].reset_index(drop=True)
+    cols = [c for c in GAME_COLUMNS if c not in TIME]
+    pd.testing.assert_frame_equal(g[cols], alone[cols])
+    # a three-player run with the field under two labels: ABC and ACB are both ABB's game
+    three = run_tournament(["random", "rule_based:max_bid=30", "rule_based:max_bid=30,bid_threshold=0.6"], 8,
+                           seed=21, progress=False).games.set_index(["deal_id", "arrangement"])
+    for _, r in g.iterrows():
+        for arr in {"ABB": ("ABC", "ACB"), "BAB": ("BAC", "CAB"), "BBA": ("BCA", "CBA")}[r["arrangement"]]:
+            assert [r[f"sf_{s}"] for s in range(3)] == [three.loc[(r["deal_id"], arr), f"sf_{s}"] for s in range(3)]
+    assert g.attrs["one_seat"] is True
+    assert str(one).startswith("duplicate tournament: 8 boards x 3 arrangements (random in one seat, "
+                               "rule_based:max_bid=30 in the two others) = 24 games")
+    # the manifest keeps it: a resumed run plays the same games; a full run there is refused
+    back = load_tournament(tmp_path / "one")
+    assert back.config.one_seat and back.config.arrangements == arrangements(2, one_seat=True)
+    pd.testing.assert_frame_equal(back.games[cols], g[cols])
+    run_tournament(agents, 2, seed=21, progress=False, out=tmp_path / "full")
+    with pytest.raises(ValueError, match="one_seat: False there, True here"):
+        run_tournament(agents, 2, seed=21, progress=False, one_seat=True, out=tmp_path / "full")
+    assert "one_seat" not in make_config(agents, 8, seed=21).to_dict()  # earlier manifests unchanged
 
 
 def test_rows_schema_and_duplicate_deals() -> None:

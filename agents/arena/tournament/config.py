@@ -6,6 +6,8 @@ changes no game, so it is no part of the configuration; the ``engine`` of earlie
 
 >>> ["".join("ABC"[i] for i in a) for a in arrangements(2)]
 ['AAB', 'ABA', 'BAA', 'ABB', 'BAB', 'BBA']
+>>> ["".join("ABC"[i] for i in a) for a in arrangements(2, one_seat=True)]
+['ABB', 'BAB', 'BBA']
 """
 
 from __future__ import annotations
@@ -34,18 +36,25 @@ GAME_COLUMNS: tuple[str, ...] = (("deal_id", "arrangement", "agent_0", "agent_1"
 _LETTERS = "ABC"
 
 
-def arrangements(n_agents: int) -> list[tuple[int, int, int]]:
-    """Seat arrangements of a board: agent index per seat.
+def arrangements(n_agents: int, one_seat: bool = False) -> list[tuple[int, int, int]]:
+    """Seat arrangements of a board: agent index per seat. ``one_seat`` (two agents only): the
+    three in which the first agent holds one seat and the second the two others (``ABB BAB
+    BBA``), the shape of a measurement against a field: A in one seat, the field B in the two
+    others; another run of C against the same B on the same seed pairs with it seat by seat
+    (``skatsim compare RUN_A RUN_C``).
 
     >>> ["".join("ABC"[i] for i in a) for a in arrangements(2)]
     ['AAB', 'ABA', 'BAA', 'ABB', 'BAB', 'BBA']
     >>> ["".join("ABC"[i] for i in a) for a in arrangements(3)]
     ['ABC', 'ACB', 'BAC', 'BCA', 'CAB', 'CBA']
     """
+    if one_seat and n_agents != 2:
+        raise ValueError(f"one_seat seats the first of two agents against the second; got {n_agents} agents")
     if n_agents == 3:
         return [tuple(p) for p in permutations(range(3))]  # type: ignore[misc]
     if n_agents == 2:
-        return [(0, 0, 1), (0, 1, 0), (1, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 0)]
+        alone = [(0, 1, 1), (1, 0, 1), (1, 1, 0)]
+        return alone if one_seat else [(0, 0, 1), (0, 1, 0), (1, 0, 0), *alone]
     raise ValueError(f"a tournament seats 2 or 3 agents, got {n_agents}")
 
 
@@ -81,6 +90,7 @@ class TournamentConfig:
     seed: int
     rules: SkatRules = ISKO
     time_limit: float | None = None
+    one_seat: bool = False
 
     @property
     def compiled(self) -> bool:
@@ -108,12 +118,15 @@ class TournamentConfig:
 
     @property
     def arrangements(self) -> list[tuple[int, int, int]]:
-        return arrangements(len(self.agents))
+        return arrangements(len(self.agents), self.one_seat)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": TOURNAMENT_FORMAT, "agents": [s.to_dict() for s in self.agents],
-                "labels": list(self.labels), "n_deals": self.n_deals, "seed": self.seed,
-                "rules": self.rules.to_dict(), "rules_version": self.rules.version, "time_limit": self.time_limit}
+        d = {"format": TOURNAMENT_FORMAT, "agents": [s.to_dict() for s in self.agents],
+             "labels": list(self.labels), "n_deals": self.n_deals, "seed": self.seed,
+             "rules": self.rules.to_dict(), "rules_version": self.rules.version, "time_limit": self.time_limit}
+        if self.one_seat:  # written only when set: the manifests of every earlier run stay as they were
+            d["one_seat"] = True
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], objects: Sequence[Any] | None = None, *,
@@ -140,13 +153,14 @@ class TournamentConfig:
                 raise ValueError(f"the run seats the agent object {a['name']!r}; got {obj!r} in its place")
             agents.append(obj)
         return cls(tuple(agents), int(d["n_deals"]), int(d["seed"]), SkatRules.from_dict(d["rules"]),
-                   None if tl is None else float(tl))
+                   None if tl is None else float(tl), bool(d.get("one_seat", False)))
 
     def differences(self, other: "TournamentConfig") -> list[str]:
         """What differs from ``other``, as ``"key: this vs other"`` lines (empty: the same games)."""
         a, b = self.to_dict(), other.to_dict()
+        a["one_seat"], b["one_seat"] = self.one_seat, other.one_seat
         out = []
-        for k in ("agents", "n_deals", "seed", "rules", "time_limit"):
+        for k in ("agents", "n_deals", "seed", "rules", "time_limit", "one_seat"):
             if a.get(k) != b.get(k):
                 fa = ", ".join(s.to_text() for s in self.agents) if k == "agents" else a.get(k)
                 fb = ", ".join(s.to_text() for s in other.agents) if k == "agents" else b.get(k)
@@ -155,16 +169,21 @@ class TournamentConfig:
 
 
 def make_config(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0, *, rules: SkatRules = ISKO,
-                time_limit: float | None = DEFAULT_TIME_LIMIT) -> TournamentConfig:
+                time_limit: float | None = DEFAULT_TIME_LIMIT, one_seat: bool = False) -> TournamentConfig:
     """Validate the arguments of :func:`run_tournament` into a :class:`TournamentConfig`
-    (``time_limit``: :func:`time_limit_of`)."""
+    (``time_limit``: :func:`time_limit_of`; ``one_seat``: :func:`arrangements`)."""
     if isinstance(agents, (str, AgentSpec, AgentObject)) or len(agents) not in (2, 3):
         raise ValueError(f"a tournament seats 2 or 3 agents, got {agents!r}")
+    if not isinstance(one_seat, bool):
+        raise TypeError(f"one_seat must be True or False, got {one_seat!r}")
+    if one_seat and len(agents) != 2:
+        raise ValueError(f"one_seat seats the first of two agents against the second (the field) in the two "
+                         f"other seats; got {len(agents)} agents")
     specs = tuple(as_spec(a) for a in agents)
     n_deals = check_deal_count(n_deals)
     if not isinstance(rules, SkatRules):
         raise TypeError(f"rules must be a SkatRules, got {type(rules).__name__}")
-    return TournamentConfig(specs, n_deals, check_run_seed(seed), rules, time_limit_of(time_limit))
+    return TournamentConfig(specs, n_deals, check_run_seed(seed), rules, time_limit_of(time_limit), one_seat)
 
 
 def retired_engine(engine: str | None, parallel: str | None) -> str | None:

@@ -101,8 +101,9 @@ class TournamentResult:
         done = self.boards_done
         boards = f"{c.n_deals:,} boards" if done >= c.n_deals else f"{done:,} of {c.n_deals:,} boards (unfinished)"
         seed = f"seed {c.seed}" if c.seed >= 0 else "seed unknown"
-        head = (f"duplicate tournament: {boards} x 6 arrangements = {len(self.games):,} games, "
-                f"{seed}, rules {c.rules.version}")
+        shape = (f" ({c.labels[0]} in one seat, {c.labels[1]} in the two others)" if c.one_seat else "")
+        head = (f"duplicate tournament: {boards} x {len(c.arrangements)} arrangements{shape} = "
+                f"{len(self.games):,} games, {seed}, rules {c.rules.version}")
         lines = [head, show.to_string()]
         for _, r in self.head_to_head().iterrows():
             per_game = _pm(r['sf_diff_per_game'], r['sf_diff_per_game_ci'], '+.2f')

@@ -36,13 +36,14 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
                    workers: int = 1, progress: bool = True, parallel: str | None = None,
                    chunk_size: int | None = None, out: str | os.PathLike[str] | None = None,
                    backend: str = "local", address: str | None = None,
-                   time_limit: float | None = DEFAULT_TIME_LIMIT, engine: str | None = None) -> "TournamentResult":
+                   time_limit: float | None = DEFAULT_TIME_LIMIT, engine: str | None = None,
+                   one_seat: bool = False) -> "TournamentResult":
     """Play a duplicate tournament of 2 or 3 agents (see the module docstring).
 
     Args:
         agents: 2 or 3 agent specs: registry names, ``"name:key=value"`` texts,
             :class:`AgentSpec` objects or ``(name, params)`` pairs.
-        n_deals: number of boards (deals); each is played 6 times.
+        n_deals: number of boards (deals); each is played 6 times (3 with ``one_seat``).
         seed: master seed (an int; a Generator or None draws one, kept in ``attrs``).
         rules: :class:`~skatsim.SkatRules`.
         workers: threads or processes (CPUs of a local Ray). The table does not depend on it
@@ -67,10 +68,15 @@ def run_tournament(agents: Sequence[SpecLike], n_deals: int, seed: SeedLike = 0,
             (:mod:`agents.arena.seat`).
         engine: retired (one engine plays every game); ``"batch"`` / ``"python"`` still
             mean ``parallel="threads"`` / ``"processes"``, with a DeprecationWarning.
+        one_seat: two agents only: the first in one seat and the second (the field) in the two
+            others, the three arrangements ``ABB BAB BBA`` a board
+            (:func:`~agents.arena.tournament.config.arrangements`): half the games of a full
+            tournament and the shape of a measurement against a field; two such runs of
+            different players against the same field and seed pair by ``skatsim compare``.
     """
     parallel = retired_engine(engine, parallel)
     _check_run(workers, backend)
-    cfg = make_config(agents, n_deals, seed, rules=rules, time_limit=time_limit)
+    cfg = make_config(agents, n_deals, seed, rules=rules, time_limit=time_limit, one_seat=one_seat)
     parallel, size = plan(cfg, int(workers), parallel, chunk_size)
     run = None
     if out is not None:
