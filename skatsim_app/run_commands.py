@@ -184,10 +184,10 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
 def add_tournament(sub: Any) -> None:
     sp = sub.add_parser("tournament", help="duplicate tournament of 2 or 3 agents",
-                        description="Every deal is played under every seat arrangement (6 per deal) with "
-                                    "common random numbers; prints per-agent figures with 95% intervals "
-                                    "computed on the boards and the head-to-head difference. An agent of your "
-                                    "own: module:Class (or module:Class:key=value,...) on the Python path.")
+                        description="Every deal is played under every seat arrangement (6 per deal; 3 with "
+                                    "--one-seat) with common random numbers; prints per-agent figures with 95% "
+                                    "intervals computed on the boards and the head-to-head difference. An agent of "
+                                    "your own: module:Class (or module:Class:key=value,...) on the Python path.")
     sp.add_argument("agents", nargs="*", type=agent_spec, metavar="AGENT",
                     help="2 or 3 agent specs: NAME or NAME:key=value,... (see skatsim agents), or module:Class")
     sp.add_argument("--deals", type=deals_arg(), default=None, help="boards (deals), default 1000")

@@ -184,6 +184,10 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim tournament rule_based random --deals 2000 --out runs/rb --format parquet": Run(),
     "skatsim show runs/rb": Run(),
     "skatsim show runs/rb/games.parquet": Run(),
+    "skatsim tournament rule_based:max_bid=30 rule_based --one-seat --deals 20000 --seed 7 --out runs/one_max30": Run(),
+    "skatsim tournament rule_based:bid_threshold=0.5 rule_based --one-seat --deals 20000 --seed 7 --out runs/one_bt05":
+        Run(),
+    "skatsim compare runs/one_max30 runs/one_bt05 --players rule_based:max_bid=30 rule_based:bid_threshold=0.5": Run(),
     "skatsim league random rule_based rule_based:max_bid=18 rule_based:random_cards=1 --deals 300 --seed 3 "
     "--out runs/league --plot runs/league.png": Run((("--deals 300", "--deals 20"),)),
     # Write your own agent

@@ -13,7 +13,10 @@ A *board* is one deal (``deal_id`` ``i``, deal seed ``derive_seed(seed, i)``, th
 
 - three distinct agents A, B, C: the 6 permutations (``ABC ACB BAC BCA CAB CBA``);
 - two agents A, B: the 6 arrangements of A,A,B and A,B,B (``AAB ABA BAA ABB BAB BBA``),
-  so each agent sits 9 times per board, 3 times in each seat.
+  so each agent sits 9 times per board, 3 times in each seat;
+- two agents with ``one_seat=True`` (``skatsim tournament A B --one-seat``): ``ABB BAB BBA``
+  only, A in one seat and the field B in the two others (the shape of a measurement against a
+  field, at half the games).
 
 Randomness is common: the agent in seat ``s`` of deal ``i`` draws from
 ``seat_stream(deal_seed, s)`` whoever it is, so two arrangements differ only by who
