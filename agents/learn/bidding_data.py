@@ -137,7 +137,9 @@ _CONDITIONS = ("none", "auction")
 BID_LEVELS: tuple[int, ...] = tuple(v for v in BID_VALUES if v <= 60 or v in (66, 72, 77, 84, 96, 108, 120))
 BID_LEVEL_WEIGHTS: tuple[float, ...] = (6, 4, 4, 3, 3, 3, 2, 2, 2, 2, 2, 2, 1.5, 1.5, 1.5, 1.5, 1, 1, 1, 1,
                                         1, 1, .5, .5, .5, .5, .5)
-_LABELERS = ("solver", "rule_based")
+_LABELERS = ("solver", "rule_based", "distilled")
+#: the card network of ``labeler="distilled"`` when the config names none
+DISTILLED_LABEL_MODEL = "distilled_v2"
 assert len(BID_LEVEL_WEIGHTS) == len(BID_LEVELS)
 _LEVEL_P = np.array(BID_LEVEL_WEIGHTS) / sum(BID_LEVEL_WEIGHTS)
 _RB_PARAMS = params_array()
@@ -151,7 +153,8 @@ class LabelConfig:
         n_deals: deals (each gives ``len(seats)`` rows).
         seed: master seed (deal ``i``: ``derive_seed(seed, i)``).
         worlds: worlds sampled per hand.
-        labeler: ``"solver"`` (open-hand threshold searches) or ``"rule_based"`` (play-outs).
+        labeler: ``"solver"`` (open-hand threshold searches), ``"rule_based"`` (play-outs by
+            the rule-based player) or ``"distilled"`` (play-outs by the card network ``card_model``).
         min_worlds: solver only: a contract that won none of its first ``min_worlds``
             worlds is not solved further (0: always all worlds).
         schneider: solver only: also ask for 90 points in the worlds that are won.
@@ -165,6 +168,10 @@ class LabelConfig:
             bidders (the other parameters at their defaults); per drawn world each other seat
             bids as a member drawn uniformly. Empty (default): both bid as the default
             rule-based player (and the config hash is that of a config without the field).
+        card_model: ``labeler="distilled"`` only: the card network that plays every seat (a
+            shipped name or a path, :func:`agents.players.distilled.model_path`); empty: the
+            first shipped network trained on 32-world labels, ``"distilled_v2"`` (written
+            into the config, so a later default does not change what it means).
     """
 
     n_deals: int = 1000
@@ -179,6 +186,7 @@ class LabelConfig:
     condition: str = "none"
     max_tries: int = 20
     opponents: tuple[float, ...] = ()
+    card_model: str = ""
 
     def __post_init__(self) -> None:
         if self.labeler not in _LABELERS:
@@ -202,6 +210,12 @@ class LabelConfig:
             raise ValueError("opponents are the bidders of condition='auction'; "
                              f"got condition={self.condition!r}")
         object.__setattr__(self, "opponents", tuple(float(t) for t in opponents))
+        if not isinstance(self.card_model, str):
+            raise ValueError(f"card_model must be a model name or path, got {self.card_model!r}")
+        if self.card_model and self.labeler != "distilled":
+            raise ValueError(f"card_model is the card network of labeler='distilled'; got labeler={self.labeler!r}")
+        if self.labeler == "distilled" and not self.card_model:
+            object.__setattr__(self, "card_model", DISTILLED_LABEL_MODEL)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -212,6 +226,8 @@ class LabelConfig:
             d["opponents"] = list(self.opponents)
         else:  # configs from before the field keep their hash
             del d["opponents"]
+        if not self.card_model:  # (set for, and only for, labeler="distilled")
+            del d["card_model"]
         return d
 
     @classmethod
@@ -350,6 +366,42 @@ def _auction_worlds(hand: int, seat: int, n: int, bid: int, gen: np.random.Gener
 
 
 @njit(cache=True)
+def _start_world(st, worlds, w, seat, game, hand_game, params) -> None:
+    """``st`` (zeroed) := world ``w``'s contract at its first card: ``seat`` declares ``game``
+    at 18, forehand leads; after a pickup the declarer discards with the rule-based
+    player's greedy discard. The skat pile (discards, or the dealt skat in a hand game) is
+    ``st[F_SKAT]``."""
+    h0, h1, h2, sk = worlds[w, 0], worlds[w, 1], worlds[w, 2], worlds[w, 3]
+    st[G.F_HAND0] = h0
+    st[G.F_HAND1] = h1
+    st[G.F_HAND2] = h2
+    st[G.F_DEALT0] = h0
+    st[G.F_DEALT1] = h1
+    st[G.F_DEALT2] = h2
+    st[G.F_DEALT_SKAT] = sk
+    pile = sk
+    if not hand_game:
+        twelve = worlds[w, seat] | sk
+        c1 = greedy_discard(twelve, game, params)
+        c2 = greedy_discard(twelve & ~(1 << c1), game, params)
+        pile = (1 << c1) | (1 << c2)
+        st[G.F_HAND0 + seat] = twelve & ~pile
+        st[G.F_PICKED] = 1
+        st[G.F_DISCARDS] = 2
+    st[G.F_SKAT] = pile
+    st[G.F_PHASE] = G.PH_PLAY
+    st[G.F_GAME] = game
+    st[G.F_FLAGS] = 1 if hand_game else 0
+    st[G.F_DECLARER] = seat
+    st[G.F_BID_IDX] = 0
+    st[G.F_BID] = 18
+    st[G.F_LEADER] = 0
+    st[G.F_PLAYER] = 0
+    st[G.F_LAST_WINNER] = -1
+    st[G.F_KONTRA_BY] = -1
+
+
+@njit(cache=True)
 def _rb_playouts(worlds, seat, game, hand_game, params, out_points, out_tricks):
     """Play each world's contract out with the rule-based player in every seat (each
     from its masked view). Writes the declarer's card points (skat included) and tricks."""
@@ -357,34 +409,7 @@ def _rb_playouts(worlds, seat, game, hand_game, params, out_points, out_tricks):
     view = np.zeros(G.N_FIELDS, np.int64)
     for w in range(worlds.shape[0]):
         st[:] = 0
-        h0, h1, h2, sk = worlds[w, 0], worlds[w, 1], worlds[w, 2], worlds[w, 3]
-        st[G.F_HAND0] = h0
-        st[G.F_HAND1] = h1
-        st[G.F_HAND2] = h2
-        st[G.F_DEALT0] = h0
-        st[G.F_DEALT1] = h1
-        st[G.F_DEALT2] = h2
-        st[G.F_DEALT_SKAT] = sk
-        pile = sk
-        if not hand_game:
-            twelve = worlds[w, seat] | sk
-            c1 = greedy_discard(twelve, game, params)
-            c2 = greedy_discard(twelve & ~(1 << c1), game, params)
-            pile = (1 << c1) | (1 << c2)
-            st[G.F_HAND0 + seat] = twelve & ~pile
-            st[G.F_PICKED] = 1
-            st[G.F_DISCARDS] = 2
-        st[G.F_SKAT] = pile
-        st[G.F_PHASE] = G.PH_PLAY
-        st[G.F_GAME] = game
-        st[G.F_FLAGS] = 1 if hand_game else 0
-        st[G.F_DECLARER] = seat
-        st[G.F_BID_IDX] = 0
-        st[G.F_BID] = 18
-        st[G.F_LEADER] = 0
-        st[G.F_PLAYER] = 0
-        st[G.F_LAST_WINNER] = -1
-        st[G.F_KONTRA_BY] = -1
+        _start_world(st, worlds, w, seat, game, hand_game, params)
         rng = np.int64(w + 1)
         while st[G.F_PHASE] == G.PH_PLAY:
             p = st[G.F_PLAYER]
@@ -393,7 +418,7 @@ def _rb_playouts(worlds, seat, game, hand_game, params, out_points, out_tricks):
             # (inlining P.act here compiled the whole heuristic again: 98 s)
             a, rng = P.policy_act(np.int64(P.POLICY_RULE_BASED), view, p, params, rng)
             G._apply_play(st, a)
-        out_points[w] = st[G.F_POINTS0 + seat] + card_points(pile)
+        out_points[w] = st[G.F_POINTS0 + seat] + card_points(st[G.F_SKAT])
         out_tricks[w] = st[G.F_TRICKS0 + seat]
 
 
@@ -446,10 +471,14 @@ def label_hand(hand: int, seat: int, worlds: np.ndarray, cfg: LabelConfig, solve
         solver = Solver(tt_bits=cfg.tt_bits)
     pts = np.zeros(n, np.int64)
     trk = np.zeros(n, np.int64)
-    for c, g, hg in zip(CONTRACTS, CONTRACT_GAME, CONTRACT_HAND):
+    if cfg.labeler == "distilled":
+        net_pts, net_trk = _net_playouts(worlds, seat, cfg.card_model)
+    for k, (c, g, hg) in enumerate(zip(CONTRACTS, CONTRACT_GAME, CONTRACT_HAND)):
         if cfg.labeler == "rule_based":
             _rb_playouts(worlds, seat, g, hg, _RB_PARAMS, pts, trk)
             res = _outcomes(g, pts[:n], trk[:n])
+        elif cfg.labeler == "distilled":
+            res = _outcomes(g, net_pts[k], net_trk[k])
         else:
             res = _solve_contract(hand, seat, g, hg, worlds, cfg, solver)
         p, e, sf = _summaries(g, hg, res, mats.get(g, np.zeros(n, np.int64)))
@@ -457,6 +486,43 @@ def label_hand(hand: int, seat: int, worlds: np.ndarray, cfg: LabelConfig, solve
         row[f"n_{c}"] = len(res)
         row[f"res_{c}"] = res.astype(np.int8).tolist()
     return row
+
+
+@njit(cache=True)
+def _start_contracts(worlds, seat, games, hands, params, out) -> None:
+    """``out[k * n + w]`` := world ``w``'s contract ``k`` (``games[k]``, ``hands[k]``) at its first card."""
+    n = worlds.shape[0]
+    for k in range(games.shape[0]):
+        for w in range(n):
+            out[k * n + w, :] = 0
+            _start_world(out[k * n + w], worlds, w, seat, games[k], hands[k], params)
+
+
+@njit(cache=True)
+def _declarer_result(states, seat, points, tricks) -> None:
+    for i in range(states.shape[0]):
+        points[i] = states[i, G.F_POINTS0 + seat] + card_points(states[i, G.F_SKAT])
+        tricks[i] = states[i, G.F_TRICKS0 + seat]
+
+
+_GAMES = np.array(CONTRACT_GAME, np.int64)
+_HANDS = np.array(CONTRACT_HAND, np.bool_)
+
+
+def _net_playouts(worlds: np.ndarray, seat: int, card_model: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every contract of :data:`CONTRACTS` in every world, played out by the card network in
+    all three seats (:func:`agents.learn.card_playouts.play_out`, one batch): the declarer's
+    card points (skat included) and tricks, ``(len(CONTRACTS), n)`` each."""
+    from .card_playouts import _model, play_out
+
+    n = len(worlds)
+    states = np.zeros((len(CONTRACTS) * n, G.N_FIELDS), np.int64)
+    _start_contracts(np.ascontiguousarray(worlds, np.int64), seat, _GAMES, _HANDS, _RB_PARAMS, states)
+    end = play_out(states, _model(card_model))
+    pts = np.empty(len(states), np.int64)
+    trk = np.empty(len(states), np.int64)
+    _declarer_result(end, seat, pts, trk)
+    return pts.reshape(len(CONTRACTS), n), trk.reshape(len(CONTRACTS), n)
 
 
 def _solve_contract(hand: int, seat: int, game: int, hand_game: bool, worlds: np.ndarray, cfg: LabelConfig,
@@ -709,6 +775,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--opponents", type=_thresholds, default=(), metavar="T1,T2,...",
                     help="with --condition auction: the bid_threshold values of a pool of rule-based "
                          "bidders, one drawn per other seat and world (default: the default rule-based bidder)")
+    ap.add_argument("--card-model", default="", metavar="MODEL",
+                    help=f"with --labeler distilled: the card network playing every seat (a shipped name or a "
+                         f"path; default {DISTILLED_LABEL_MODEL})")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--backend", choices=("local", "ray"), default="local",
                     help="local processes or Ray tasks (pip install 'skatsim[ray]')")
@@ -716,7 +785,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
     cfg = LabelConfig(n_deals=a.deals, seed=a.seed, worlds=a.worlds, labeler=a.labeler, min_worlds=a.min_worlds,
-                      shard_size=a.shard_size, condition=a.condition, opponents=a.opponents)
+                      shard_size=a.shard_size, condition=a.condition, opponents=a.opponents,
+                      card_model=a.card_model)
     t0 = time.perf_counter()
     out = generate(a.out, cfg, workers=a.workers, progress=not a.no_progress, backend=a.backend, address=a.address)
     man = json.loads((out / "manifest.json").read_text())

@@ -1,0 +1,142 @@
+"""Games played to their end by the distilled card network in every seat, many at once.
+
+Bidding labels from play-outs by the card player that will play the game (issue 33): what a
+contract is worth for a hand, over sampled worlds, when the network
+(:class:`~agents.players.distilled.DistilledAgent`, :mod:`agents.players.distilled`) plays
+every seat's cards from that seat's masked view. :func:`play_out` steps thousands of games
+in lockstep: per step one compiled call masks every mover's view, finds its legal cards and
+the rule-based player's card (one of the network's features), one forward pass scores the
+legal cards of every game with a choice (``value + tie x policy``, as the agent), and one
+compiled call plays the cards. A game's cards are the agent's, game by game (tested).
+
+>>> import numpy as np
+>>> from skatsim.deal import deal
+>>> from skatsim.rules import GRAND
+>>> from agents.learn.bidding_data import _RB_PARAMS, _start_world
+>>> h = deal(7).masks()
+>>> st = np.zeros((1, G.N_FIELDS), np.int64)
+>>> _start_world(st[0], np.array([h], np.int64), 0, 0, GRAND, True, _RB_PARAMS)
+>>> end = play_out(st, load_card_model("distilled_v2"))
+>>> int(end[0, G.F_PHASE]) == G.PH_PLAY, int(end[0, G.F_NTRICKS])
+(False, 10)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from skatsim.kernels import game as G
+from skatsim.kernels import policies as P
+
+from ..players.distilled import CANON, DEFAULT_TIE, MAX_TOKENS, CardModel, encode_arrays, load_card_model
+
+__all__ = ["play_out", "load_card_model"]
+
+
+@njit(cache=True)
+def _movers(states, params, views, seats, legal, rb, n_legal) -> None:
+    """Per game in play: the mover's masked view, seat, legal cards (mask) and the
+    rule-based player's card; ``n_legal`` 0 for a finished game."""
+    for i in range(states.shape[0]):
+        st = states[i]
+        if st[G.F_PHASE] != G.PH_PLAY:
+            n_legal[i] = 0
+            continue
+        p = st[G.F_PLAYER]
+        seats[i] = p
+        G.mask_view(st, p, views[i])
+        _, lo, _ = G.legal_set(st)
+        legal[i] = lo
+        n_legal[i] = G.n_legal(st)
+        if n_legal[i] > 1:
+            a, _ = P.policy_act(np.int64(P.POLICY_RULE_BASED), views[i], p, params, np.int64(1))
+            rb[i] = a
+        else:
+            rb[i] = -1
+
+
+@njit(cache=True)
+def _play(states, rows, cards, seq, who, n_tok) -> None:
+    """Play ``cards[k]`` in game ``rows[k]`` and append it to that game's sequence."""
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        st = states[i]
+        t = n_tok[i]
+        if t < seq.shape[1]:
+            seq[i, t] = cards[k]
+            who[i, t] = st[G.F_PLAYER]
+        n_tok[i] = t + 1
+        G.apply_card(st, cards[k])
+
+
+def _lowest_card(lo: np.ndarray) -> np.ndarray:
+    """The lowest card index of each non-empty mask."""
+    x = lo & -lo
+    return np.log2(x.astype(np.float64)).astype(np.int64)
+
+
+def play_out(states: np.ndarray, model: CardModel | None = None, tie: float = DEFAULT_TIE,
+             params: np.ndarray | None = None) -> np.ndarray:
+    """Play every game of ``states`` (``(n, N_FIELDS)`` int64 kernel states in the play phase,
+    no card played yet) to its end with the card network in every seat; returns the final
+    states (a copy). ``model``: a loaded :class:`~agents.players.distilled.CardModel` (the
+    shipped one when ``None``); ``tie``: the agent's policy weight; ``params``: the rule-based
+    player's parameter row whose card is the network's feature (the default player's)."""
+    from ..players.rule_based import RuleBasedAgent
+
+    st = np.array(states, np.int64, copy=True)
+    if st.ndim != 2 or st.shape[1] != G.N_FIELDS:
+        raise ValueError(f"states must be (n, {G.N_FIELDS}) kernel states, got shape {st.shape}")
+    if len(st) and (st[:, G.F_NTRICKS] != 0).any() | (st[:, G.F_NCARDS] != 0).any():
+        raise ValueError("play_out starts at a game's first card: a state has cards played")
+    model = model if model is not None else load_card_model(None)
+    params = RuleBasedAgent().param_row if params is None else np.ascontiguousarray(params, np.float64)
+    n = len(st)
+    views = np.zeros((n, G.N_FIELDS), np.int64)
+    seats = np.zeros(n, np.int64)
+    legal = np.zeros(n, np.int64)
+    rb = np.full(n, -1, np.int64)
+    n_legal = np.zeros(n, np.int64)
+    seq = np.zeros((n, MAX_TOKENS), np.int64)
+    who = np.zeros((n, MAX_TOKENS), np.int64)
+    n_tok = np.zeros(n, np.int64)
+    bits = np.int64(1) << np.arange(32, dtype=np.int64)
+    while True:
+        _movers(st, params, views, seats, legal, rb, n_legal)
+        live = np.flatnonzero(n_legal > 0)
+        if not len(live):
+            return st
+        one = live[n_legal[live] == 1]
+        many = live[n_legal[live] > 1]
+        rows = np.concatenate([one, many])
+        cards = np.empty(len(rows), np.int64)
+        cards[:len(one)] = _lowest_card(legal[one])
+        if len(many):
+            flat, tok = encode_arrays(views[many], seats[many], seq[many], who[many], n_tok[many], rb[many])
+            v, logits = model.outputs(flat, tok)
+            canon = CANON[st[many, G.F_GAME]]  # (m, 32): the canonical index of each real card
+            v_real = np.take_along_axis(v, canon, axis=1)
+            ok = (legal[many][:, None] & bits[None, :]) != 0
+            z = np.where(ok, np.take_along_axis(np.asarray(logits, np.float64), canon, axis=1), -np.inf)
+            z = np.exp(z - z.max(axis=1, keepdims=True))
+            pol = z / z.sum(axis=1, keepdims=True)
+            score = np.where(ok, v_real + tie * pol, -np.inf)
+            cards[len(one):] = np.argmax(score, axis=1)  # the first maximum: the lowest card, as the agent
+        _play(st, rows, cards, seq, who, n_tok)
+
+
+def _model(name: str) -> Any:
+    """A loaded card model by name, once per process."""
+    got = _MODELS.get(name)
+    if got is None:
+        from .nets import lazy_torch
+
+        lazy_torch().set_num_threads(1)
+        got = _MODELS[name] = load_card_model(name)
+    return got
+
+
+_MODELS: dict[str, Any] = {}

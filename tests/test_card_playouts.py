@@ -1,0 +1,120 @@
+"""Play-outs by the card network: the batched kernel against the agent, and the labels built on them."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.learn.bidding_data import (CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, DISTILLED_LABEL_MODEL, _RB_PARAMS,
+                                       LabelConfig, _start_world, config_hash, generate, label_deal, label_hand,
+                                       main, read_labels, sample_worlds_for_hand)
+from agents.learn.card_playouts import _model, play_out
+from agents.players.distilled import DistilledAgent
+from skatsim.cards import card_points
+from skatsim.deal import deal
+from skatsim.kernels import game as G
+from skatsim.observation import build_observation
+from skatsim.rules import CLUBS, GRAND, NULL, SPADES
+
+
+def _agent_game(st: np.ndarray, agent: DistilledAgent) -> np.ndarray:
+    """The plain reference: the agent's ``act`` on each mover's observation (built from the
+    kernel state and the cards played, as the vectorised environment builds it), one card at
+    a time."""
+    st = st.copy()
+    acts: list[int] = []
+    players: list[int] = []
+    while st[G.F_PHASE] == G.PH_PLAY:
+        p = int(st[G.F_PLAYER])
+        agent.reset(0, p, 1)
+        a = agent.act(build_observation(st, p, acts, players, [G.PH_PLAY] * len(acts)))
+        acts.append(a)
+        players.append(p)
+        G.apply_card(st, a)
+    return st
+
+
+def _starts(n_deals: int) -> np.ndarray:
+    out = []
+    for seed in range(n_deals):
+        h = np.array([deal(100 + seed).masks()], np.int64)
+        for seat, game, hand in ((0, GRAND, True), (1, CLUBS, False), (2, NULL, False), (0, SPADES, True)):
+            st = np.zeros(G.N_FIELDS, np.int64)
+            _start_world(st, h, 0, seat, game, hand, _RB_PARAMS)
+            out.append(st)
+    return np.array(out)
+
+
+def test_a_batched_play_out_is_the_agent_s_game_card_by_card() -> None:
+    """Suit, grand and null games, pickups and hand games, every seat declaring: the final
+    states of one lockstep batch equal the agent's games played one decision at a time."""
+    model = _model("distilled_v2")
+    starts = _starts(8)
+    end = play_out(starts, model)
+    agent = DistilledAgent(model)
+    for k in range(len(starts)):
+        assert (end[k] == _agent_game(starts[k], agent)).all(), k
+    assert (end[:, G.F_PHASE] != G.PH_PLAY).all() and (starts[:, G.F_PHASE] == G.PH_PLAY).all()  # a copy
+    # another network plays other cards somewhere (it is the network that decides)
+    other = play_out(starts, _model("distilled_v1"))
+    assert (other[:, G.F_PLAYED0:G.F_PLAYED0 + 3] != end[:, G.F_PLAYED0:G.F_PLAYED0 + 3]).any()
+
+
+def test_play_out_refuses_what_it_cannot_play() -> None:
+    model = _model("distilled_v2")
+    with pytest.raises(ValueError, match="kernel states"):
+        play_out(np.zeros((2, 3), np.int64), model)
+    st = _starts(1)[:1]
+    G.apply_card(st[0], int(np.flatnonzero([(st[0, G.F_HAND0] >> c) & 1 for c in range(32)])[0]))
+    with pytest.raises(ValueError, match="first card"):
+        play_out(st, model)
+    assert play_out(np.zeros((0, G.N_FIELDS), np.int64), model).shape == (0, G.N_FIELDS)
+
+
+def _code(game: int, points: int, tricks: int) -> int:
+    """The ``res_<c>`` outcome code, written out from the rules (the module docstring's table)."""
+    if game == NULL:
+        return int(tricks == 0)
+    if points >= 61:
+        return 3 if tricks == 10 else 2 if points >= 90 else 1
+    return -1 if points <= 30 else 0
+
+
+def test_distilled_labels_are_the_agent_s_outcomes() -> None:
+    """``labeler="distilled"``: each contract's per-world outcome is that of the agent playing the
+    world's contract in every seat (the reference above); p is their win rate."""
+    hand = deal(3).masks()[1]
+    worlds = sample_worlds_for_hand(hand, 1, 2, np.random.default_rng(8))
+    cfg = LabelConfig(n_deals=1, worlds=2, labeler="distilled")
+    row = label_hand(hand, 1, worlds, cfg)
+    agent = DistilledAgent(_model(DISTILLED_LABEL_MODEL))
+    for c, g, hg in zip(CONTRACTS, CONTRACT_GAME, CONTRACT_HAND):
+        want = []
+        for w in range(2):
+            st = np.zeros(G.N_FIELDS, np.int64)
+            _start_world(st, worlds, w, 1, g, hg, _RB_PARAMS)
+            end = _agent_game(st, agent)
+            want.append(_code(g, int(end[G.F_POINTS0 + 1]) + card_points(int(end[G.F_SKAT])),
+                              int(end[G.F_TRICKS0 + 1])))
+        assert row[f"res_{c}"] == want, c
+        assert row[f"p_{c}"] == np.mean([x >= 1 for x in want]) and row[f"n_{c}"] == 2
+
+
+def test_the_distilled_labeler_s_config_names_its_network(tmp_path) -> None:
+    cfg = LabelConfig(n_deals=2, seed=4, worlds=2, labeler="distilled", condition="auction", shard_size=1)
+    assert cfg.card_model == "distilled_v2" and cfg.to_dict()["card_model"] == "distilled_v2"
+    assert LabelConfig.from_dict(cfg.to_dict()) == cfg
+    v1 = LabelConfig(n_deals=2, seed=4, worlds=2, labeler="distilled", condition="auction", card_model="distilled_v1")
+    assert config_hash(v1) != config_hash(cfg) and label_deal(1, v1) != label_deal(1, cfg)
+    assert all(r["source"] == "distilled" for r in label_deal(1, cfg))
+    with pytest.raises(ValueError, match="card network of labeler='distilled'"):
+        LabelConfig(labeler="rule_based", card_model="distilled_v1")
+    # generated, resumed and by the command line: the same rows, the network in the manifest
+    generate(tmp_path / "a", cfg, progress=False, workers=1)
+    assert main(["--out", str(tmp_path / "b"), "--deals", "2", "--seed", "4", "--worlds", "2", "--labeler", "distilled",
+                 "--condition", "auction", "--shard-size", "1", "--no-progress"]) == 0
+    assert read_labels(tmp_path / "a").equals(read_labels(tmp_path / "b"))
+    man = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert man["config"]["card_model"] == "distilled_v2" and man["rows"] == 6
