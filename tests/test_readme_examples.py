@@ -202,6 +202,11 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
                                                     slow=True),
     # Neural bidding
     "skatsim train-bidding --config experiments/configs/train_bidding.json": Run((_BIDDING_SMALL,), slow=True),
+    "python -m agents.learn.bidding_data --out runs/bidding_data/distilled_small --deals 20 --worlds 16 --labeler distilled "
+    "--condition auction --opponents 0.45,0.6,0.75": Run(slow=True),
+    "skatsim train-bidding --config experiments/configs/train_bidding_distilled.json":
+        Long((("train_bidding_distilled.json", "train_bidding_distilled.json --set data.generate.n_deals=40 "
+               "--set data.generate.worlds=2 --set train.max_epochs=2"),)),
     "skatsim train-bidding --resume runs/train_bidding__0__<time> --ship my_bidder":
         Elsewhere("tests/test_neural_bidding.py::test_training_resumes_and_ships_only_when_asked"),
     "skatsim tournament neural_bidder:model=agents/models/my_bidder rule_based --deals 1000":  # the run's model
