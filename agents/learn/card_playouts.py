@@ -6,7 +6,8 @@ contract is worth for a hand, over sampled worlds, when the network
 every seat's cards from that seat's masked view. :func:`play_out` steps thousands of games
 in lockstep: per step one compiled call masks every mover's view, finds its legal cards and
 the rule-based player's card (one of the network's features), one forward pass scores the
-legal cards of every game with a choice (``value + tie x policy``, as the agent), and one
+legal cards of every game with a choice (the agent's rule,
+:func:`~agents.players.distilled.card_scores`), and one
 compiled call plays the cards. A game's cards are the agent's, game by game (tested).
 
 >>> import numpy as np
@@ -31,7 +32,8 @@ from numba import njit
 from skatsim.kernels import game as G
 from skatsim.kernels import policies as P
 
-from ..players.distilled import CANON, DEFAULT_TIE, MAX_TOKENS, CardModel, encode_arrays, load_card_model
+from ..players.distilled import (DEFAULT_TIE, MAX_TOKENS, CardModel, best_cards, card_scores, encode_arrays,
+                                 load_card_model)
 
 __all__ = ["play_out", "load_card_model"]
 
@@ -116,15 +118,10 @@ def play_out(states: np.ndarray, model: CardModel | None = None, tie: float = DE
         cards[:len(one)] = _lowest_card(legal[one])
         if len(many):
             flat, tok = encode_arrays(views[many], seats[many], seq[many], who[many], n_tok[many], rb[many])
-            v, logits = model.outputs(flat, tok)
-            canon = CANON[st[many, G.F_GAME]]  # (m, 32): the canonical index of each real card
-            v_real = np.take_along_axis(v, canon, axis=1)
+            values, logits = model.outputs(flat, tok)
             ok = (legal[many][:, None] & bits[None, :]) != 0
-            z = np.where(ok, np.take_along_axis(np.asarray(logits, np.float64), canon, axis=1), -np.inf)
-            z = np.exp(z - z.max(axis=1, keepdims=True))
-            pol = z / z.sum(axis=1, keepdims=True)
-            score = np.where(ok, v_real + tie * pol, -np.inf)
-            cards[len(one):] = np.argmax(score, axis=1)  # the first maximum: the lowest card, as the agent
+            _, _, score = card_scores(values, logits, st[many, G.F_GAME], ok, tie)
+            cards[len(one):] = best_cards(score)
         _play(st, rows, cards, seq, who, n_tok)
 
 

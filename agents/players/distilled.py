@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["DistilledAgent", "CardModel", "build_net", "encode", "encode_arrays", "encode_observation", "legal_policy",
+           "card_scores", "best_cards",
            "played_sequence", "CANON", "N_FLAT",
            "MAX_TOKENS", "DEFAULT_TIE", "load_card_model", "save_card_model", "default_model_path", "model_path",
            "SHIPPED", "FORMAT",
@@ -304,16 +305,49 @@ def build_net(hidden: Sequence[int] = (512, 256), sequence: bool = True, d_model
     return CardNet()
 
 
-def legal_policy(logits: np.ndarray, game: int, legal: np.ndarray) -> np.ndarray:
+def legal_policy(logits: np.ndarray, game: int | np.ndarray, legal: np.ndarray) -> np.ndarray:
     """The policy over real cards ``(n, 32)``: the network's canonical policy logits of positions
-    of game type ``game``, softmaxed over each row's ``legal`` cards (bool ``(n, 32)``; 0 elsewhere).
+    of game type ``game`` (one for every row, or one per row), softmaxed over each row's
+    ``legal`` cards (bool ``(n, 32)``; 0 elsewhere).
 
     >>> legal_policy(np.zeros((1, 32)), 0, np.arange(32)[None, :] < 4)[0, :5]
     array([0.25, 0.25, 0.25, 0.25, 0.  ])
     """
-    z = np.where(legal, np.asarray(logits, np.float64)[:, CANON[game]], -np.inf)
+    z = np.where(legal, _real(np.asarray(logits, np.float64), game), -np.inf)
     z = np.exp(z - z.max(axis=1, keepdims=True))
     return z / z.sum(axis=1, keepdims=True)
+
+
+def _real(canonical: np.ndarray, game: int | np.ndarray) -> np.ndarray:
+    """Per-real-card columns ``(n, 32)`` of per-canonical-card outputs, each row's game type."""
+    canon = CANON[np.broadcast_to(np.asarray(game, np.int64), (len(canonical),))]
+    return np.take_along_axis(canonical, canon, axis=1)
+
+
+def card_scores(values: np.ndarray, logits: np.ndarray, game: int | np.ndarray, legal: np.ndarray,
+                tie: float = DEFAULT_TIE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The decision rule on the network's outputs (:meth:`CardModel.outputs`) of ``n``
+    positions: per real card ``(n, 32)`` each, the value, the policy over the ``legal`` cards
+    (:func:`legal_policy`) and the score ``value + tie x policy`` (``-inf`` where illegal). The
+    card played is the score's first maximum, the lowest card among equals
+    (:func:`best_cards`); the agent and the batched play-outs of
+    :mod:`agents.learn.card_playouts` both decide by it.
+
+    >>> v = np.full((1, 32), 0.5, np.float32)
+    >>> legal = np.arange(32)[None, :] < 3
+    >>> _, pol, score = card_scores(v, np.zeros((1, 32)), 0, legal)
+    >>> [round(float(x), 3) for x in score[0, :4]], int(best_cards(score)[0])
+    ([0.533, 0.533, 0.533, -inf], 0)
+    """
+    v = _real(values, game)
+    pol = legal_policy(logits, game, legal)
+    return v, pol, np.where(legal, v + tie * pol, -np.inf)
+
+
+def best_cards(scores: np.ndarray) -> np.ndarray:
+    """The card each row of :func:`card_scores`' scores plays: its first maximum (the lowest card
+    among equal scores)."""
+    return np.argmax(scores, axis=1)
 
 
 class CardModel:
@@ -433,13 +467,11 @@ class DistilledAgent:
 
     def _scores(self, obs: "Observation") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         flat, tok = encode_observation(obs, self._rb.peek(obs))
-        v, logits = self.model.outputs(flat, tok)
-        g = int(obs.game_type or 0)
-        v = v[0, CANON[g]]  # per real card
+        values, logits = self.model.outputs(flat, tok)
         legal = np.zeros((1, 32), bool)
         legal[0, list(obs.legal_actions)] = True
-        pol = legal_policy(logits, g, legal)[0]
-        return v, pol, v + self.tie * pol
+        v, pol, s = card_scores(values, logits, int(obs.game_type or 0), legal, self.tie)
+        return v[0], pol[0], s[0]
 
     def act(self, obs: "Observation") -> int:
         legal = obs.legal_actions
@@ -450,7 +482,7 @@ class DistilledAgent:
         if self._searched(obs):
             return self._search.act(obs)  # type: ignore[union-attr]
         _, _, s = self._scores(obs)
-        return max(legal, key=lambda c: (s[c], -c))
+        return int(best_cards(s[None, :])[0])
 
     def action_values(self, obs: "Observation") -> Any:
         """The network's win probability of each legal card (``detail``: the policy)."""
@@ -462,7 +494,7 @@ class DistilledAgent:
             return self._search.action_values(obs)  # type: ignore[union-attr]
         v, pol, s = self._scores(obs)
         legal = obs.legal_actions
-        chosen = max(legal, key=lambda c: (s[c], -c))
+        chosen = int(best_cards(s[None, :])[0])
         return ActionValues({c: float(v[c]) for c in legal}, "win probability", chosen=chosen,
                             detail={"policy": {c: float(pol[c]) for c in legal}})
 
