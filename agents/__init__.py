@@ -297,6 +297,33 @@ register("distilled", "agents.players.distilled:DistilledAgent", _DISTILLED_DOCS
              "bidding, skat and declaration by the rule-based player")
 
 
+def _rollout_docs() -> dict[str, str]:
+    docs = {"worlds": "worlds sampled per card decision; every legal card is rolled out in each",
+            "model": "the card network of the rollouts: a checkpoint path or a shipped name (default: "
+                     "agents/models/distilled_v2)",
+            "tie": "the rollout players' policy weight (value + tie x policy)"}
+    for k, v in _rule_based_docs().items():
+        docs.setdefault(k, "rule-based player of the other phases: " + v)
+    return docs
+
+
+def _rollout_checks() -> dict[str, Any]:
+    return {**_rule_based_checks(), "worlds": lambda v: None if 1 <= v <= 1024 else "an int in 1..1024",
+            "tie": lambda v: None if 0 <= v <= 100 else "a number in 0..100"}
+
+
+def _rollout_defaults() -> dict[str, Any]:
+    from .players.distilled import DEFAULT_TIE
+
+    return {"worlds": 16, "model": "", "tie": DEFAULT_TIE, **_rule_based_defaults()}
+
+
+register("rollout", "agents.players.rollout:RolloutAgent", _rollout_docs, defaults=_rollout_defaults,
+         checks=_rollout_checks,
+         doc="card play by Monte-Carlo rollouts of the distilled card network over sampled worlds (every seat "
+             "plays from its own view: no strategy fusion); bidding and skat by the rule-based player")
+
+
 register("learned", "agents.players.compose:learned", _DISTILLED_DOCS, defaults=_distilled_defaults,
          checks=_distilled_checks,
          doc="every decision by a network: the neural bidder's early decisions + the distilled card play "

@@ -34,7 +34,7 @@ RULES = [SkatRules(), SkatRules(ramsch=True, kontra=True)]
 CHEAP = {"pimc": "pimc:worlds=4", "neural_bidder": "neural_bidder",
          "skat_search": "skat_search:worlds=2,finalists=1,final_worlds=2,discards=2",
          "compose": "compose:early=rule_based,card_play=pimc(worlds=1),discard=skat_search(worlds=1,final_worlds=0,discards=1)",
-         "expert": "expert:worlds=1"}
+         "expert": "expert:worlds=1", "rollout": "rollout:worlds=2"}
 
 
 def _reachable(obj: object, seen: set[int] | None = None, depth: int = 0):

@@ -68,8 +68,10 @@ def test_play_out_refuses_what_it_cannot_play() -> None:
         play_out(np.zeros((2, 3), np.int64), model)
     st = _starts(1)[:1]
     G.apply_card(st[0], int(np.flatnonzero([(st[0, G.F_HAND0] >> c) & 1 for c in range(32)])[0]))
-    with pytest.raises(ValueError, match="first card"):
+    with pytest.raises(ValueError, match="give their history"):
         play_out(st, model)
+    with pytest.raises(ValueError, match="does not match the states"):
+        play_out(st, model, history=(np.zeros((1, 30), np.int64), np.zeros((1, 30), np.int64), np.zeros(1, np.int64)))
     assert play_out(np.zeros((0, G.N_FIELDS), np.int64), model).shape == (0, G.N_FIELDS)
 
 
@@ -118,3 +120,83 @@ def test_the_distilled_labeler_s_config_names_its_network(tmp_path) -> None:
     assert read_labels(tmp_path / "a").equals(read_labels(tmp_path / "b"))
     man = json.loads((tmp_path / "b" / "manifest.json").read_text())
     assert man["config"]["card_model"] == "distilled_v2" and man["rows"] == 6
+
+
+def test_a_game_under_way_plays_on_as_the_agent_plays_it() -> None:
+    """``history``: states taken in the middle of the agent's games (after 7 and 16 cards) and
+    the cards played so far end as the agent's whole games do."""
+    model = _model("distilled_v2")
+    agent = DistilledAgent(model)
+    starts = _starts(3)
+    for cut in (7, 16):
+        mids, seqs, whos, ntok, want = [], [], [], [], []
+        for st0 in starts:
+            st = st0.copy()
+            acts: list[int] = []
+            players: list[int] = []
+            while st[G.F_PHASE] == G.PH_PLAY and len(acts) < cut:
+                p = int(st[G.F_PLAYER])
+                agent.reset(0, p, 1)
+                a = agent.act(build_observation(st, p, acts, players, [G.PH_PLAY] * len(acts)))
+                acts.append(a)
+                players.append(p)
+                G.apply_card(st, a)
+            if st[G.F_PHASE] != G.PH_PLAY:
+                continue  # a null game already over
+            mids.append(st)
+            seqs.append(acts + [0] * (30 - len(acts)))
+            whos.append(players + [0] * (30 - len(players)))
+            ntok.append(len(acts))
+            want.append(_agent_game(st0, agent))
+        end = play_out(np.array(mids), model, history=(np.array(seqs), np.array(whos), np.array(ntok)))
+        assert len(end) >= 8 and all((e == w).all() for e, w in zip(end, want))
+
+
+def test_the_rollout_agent_s_worlds_and_values() -> None:
+    """``world_states`` of the true world is the true state (but the dealt hands, which no
+    rollout reads); each card's value with that one world is whether the agent's own game
+    from there reaches the mover's side's goal."""
+    from agents.players.rollout import RolloutAgent, world_states
+    from skatsim import SkatState
+
+    s = SkatState.new_game(seed=22, declare=(1, "S"))  # a position whose cards win and lose
+    agent = DistilledAgent(_model("distilled_v2"))
+    for _ in range(5):  # a few cards in
+        p = s.current_player()
+        agent.reset(0, p, 1)
+        s.apply_action(agent.act(s.observation(p)))
+    p = s.current_player()
+    obs = s.observation(p)
+    true = np.array([[s.hand_mask(0), s.hand_mask(1), s.hand_mask(2), int(s.vector[G.F_SKAT])]], np.int64)
+    st = world_states(obs, true)[0]
+    dealt = [G.F_DEALT0, G.F_DEALT1, G.F_DEALT2, G.F_DEALT_SKAT]
+    keep = np.ones(G.N_FIELDS, bool)
+    keep[dealt] = False
+    assert (st[keep] == s.vector[:G.N_FIELDS][keep]).all()
+    r = RolloutAgent(worlds=1)
+    r.reset(0, p, 1)
+    import agents.players.rollout as mod
+
+    orig = mod.sample_worlds
+    mod.sample_worlds = lambda info, n, gen: true  # type: ignore[assignment]
+    try:
+        wins, points = r._values(obs, obs.legal_actions)
+    finally:
+        mod.sample_worlds = orig  # type: ignore[assignment]
+    for c, w, pts in zip(obs.legal_actions, wins, points):
+        one = st.copy()
+        G.apply_card(one, c)
+        seq, who = [int(x) for x in obs_seq(obs)[0]] + [c], obs_seq(obs)[1] + [p]
+        end = play_out(one[None, :], _model("distilled_v2"),
+                       history=(np.array([seq + [0] * (30 - len(seq))]), np.array([who + [0] * (30 - len(who))]),
+                                np.array([len(seq)])))[0]
+        decl_pts = int(end[G.F_POINTS0 + 1]) + card_points(int(end[G.F_SKAT]))
+        declarer_won = decl_pts >= 61
+        assert w == float(declarer_won == (p == 1)) and pts == (decl_pts if p == 1 else 120 - decl_pts)
+    assert sorted(wins) == [0.0, 0.0, 1.0]  # one card wins the game for the mover's side here, two lose it
+
+
+def obs_seq(obs):  # noqa: ANN001, ANN201
+    from agents.players.distilled import played_sequence
+
+    return played_sequence(obs)

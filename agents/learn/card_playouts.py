@@ -81,30 +81,43 @@ def _lowest_card(lo: np.ndarray) -> np.ndarray:
 
 
 def play_out(states: np.ndarray, model: CardModel | None = None, tie: float = DEFAULT_TIE,
-             params: np.ndarray | None = None) -> np.ndarray:
-    """Play every game of ``states`` (``(n, N_FIELDS)`` int64 kernel states in the play phase,
-    no card played yet) to its end with the card network in every seat; returns the final
-    states (a copy). ``model``: a loaded :class:`~agents.players.distilled.CardModel` (the
-    shipped one when ``None``); ``tie``: the agent's policy weight; ``params``: the rule-based
-    player's parameter row whose card is the network's feature (the default player's)."""
+             params: np.ndarray | None = None,
+             history: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Play every game of ``states`` (``(n, N_FIELDS)`` int64 kernel states in the play phase)
+    to its end with the card network in every seat; returns the final states (a copy).
+    ``model``: a loaded :class:`~agents.players.distilled.CardModel` (the shipped one when
+    ``None``); ``tie``: the agent's policy weight; ``params``: the rule-based player's parameter
+    row whose card is the network's feature (the default player's). ``history``: for games
+    already under way, the cards played so far in order, the seat that played each
+    (``(n, MAX_TOKENS)`` each) and their number ``(n,)``; without it every game must be at its
+    first card."""
     from ..players.rule_based import RuleBasedAgent
 
     st = np.array(states, np.int64, copy=True)
     if st.ndim != 2 or st.shape[1] != G.N_FIELDS:
         raise ValueError(f"states must be (n, {G.N_FIELDS}) kernel states, got shape {st.shape}")
-    if len(st) and (st[:, G.F_NTRICKS] != 0).any() | (st[:, G.F_NCARDS] != 0).any():
-        raise ValueError("play_out starts at a game's first card: a state has cards played")
+    n = len(st)
+    played = 3 * st[:, G.F_NTRICKS] + st[:, G.F_NCARDS]
+    if history is None:
+        if (played != 0).any():
+            raise ValueError("a state has cards played: give their history (play_out starts at the first card "
+                             "without one)")
+        seq = np.zeros((n, MAX_TOKENS), np.int64)
+        who = np.zeros((n, MAX_TOKENS), np.int64)
+        n_tok = np.zeros(n, np.int64)
+    else:
+        seq, who, n_tok = (np.array(h, np.int64, copy=True) for h in history)
+        if seq.shape != (n, MAX_TOKENS) or who.shape != (n, MAX_TOKENS) or n_tok.shape != (n,):
+            raise ValueError(f"history must be ((n, {MAX_TOKENS}), (n, {MAX_TOKENS}), (n,)) arrays for n = {n} states")
+        if (n_tok != played).any():
+            raise ValueError("history does not match the states: its number of cards differs from the cards played")
     model = model if model is not None else load_card_model(None)
     params = RuleBasedAgent().param_row if params is None else np.ascontiguousarray(params, np.float64)
-    n = len(st)
     views = np.zeros((n, G.N_FIELDS), np.int64)
     seats = np.zeros(n, np.int64)
     legal = np.zeros(n, np.int64)
     rb = np.full(n, -1, np.int64)
     n_legal = np.zeros(n, np.int64)
-    seq = np.zeros((n, MAX_TOKENS), np.int64)
-    who = np.zeros((n, MAX_TOKENS), np.int64)
-    n_tok = np.zeros(n, np.int64)
     bits = np.int64(1) << np.arange(32, dtype=np.int64)
     while True:
         _movers(st, params, views, seats, legal, rb, n_legal)
@@ -126,13 +139,14 @@ def play_out(states: np.ndarray, model: CardModel | None = None, tie: float = DE
 
 
 def _model(name: str) -> Any:
-    """A loaded card model by name, once per process."""
+    """A loaded card model by name (``""``: the shipped default), once per process; torch on
+    one thread (the batches are small: threads of their own only contend for the cores)."""
     got = _MODELS.get(name)
     if got is None:
         from .nets import lazy_torch
 
         lazy_torch().set_num_threads(1)
-        got = _MODELS[name] = load_card_model(name)
+        got = _MODELS[name] = load_card_model(name or None)
     return got
 
 
