@@ -158,6 +158,8 @@ class RolloutAgent:
             G.apply_card(states[i], int(cards[i]))
         end = play_out(states, self.model, self.tie, self._rb.param_row,
                        history=(hist, hwho, np.full(n * k, t + 1, np.int64)))
+        if obs.declarer is None:  # pragma: no cover - a suit, grand or null game has a declarer
+            raise ValueError("card play without a declarer")
         d = int(obs.declarer)
         pts = end[:, G.F_POINTS0 + d] + np.array([card_points(int(x)) for x in end[:, G.F_SKAT]], np.int64)
         trk = end[:, G.F_TRICKS0 + d]
