@@ -513,12 +513,13 @@ def _net_playouts(worlds: np.ndarray, seat: int, card_model: str) -> tuple[np.nd
     """Every contract of :data:`CONTRACTS` in every world, played out by the card network in
     all three seats (:func:`agents.learn.card_playouts.play_out`, one batch): the declarer's
     card points (skat included) and tricks, ``(len(CONTRACTS), n)`` each."""
-    from .card_playouts import _model, play_out
+    from ..players.distilled import card_network
+    from .card_playouts import play_out
 
     n = len(worlds)
     states = np.zeros((len(CONTRACTS) * n, G.N_FIELDS), np.int64)
     _start_contracts(np.ascontiguousarray(worlds, np.int64), seat, _GAMES, _HANDS, _RB_PARAMS, states)
-    end = play_out(states, _model(card_model))
+    end = play_out(states, card_network(card_model))
     pts = np.empty(len(states), np.int64)
     trk = np.empty(len(states), np.int64)
     _declarer_result(end, seat, pts, trk)

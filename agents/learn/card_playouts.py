@@ -17,14 +17,12 @@ compiled call plays the cards. A game's cards are the agent's, game by game (tes
 >>> h = deal(7).masks()
 >>> st = np.zeros((1, G.N_FIELDS), np.int64)
 >>> _start_world(st[0], np.array([h], np.int64), 0, 0, GRAND, True, _RB_PARAMS)
->>> end = play_out(st, load_card_model("distilled_v2"))
+>>> end = play_out(st, card_network("distilled_v2"))
 >>> int(end[0, G.F_PHASE]) == G.PH_PLAY, int(end[0, G.F_NTRICKS])
 (False, 10)
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -32,10 +30,10 @@ from numba import njit
 from skatsim.kernels import game as G
 from skatsim.kernels import policies as P
 
-from ..players.distilled import (DEFAULT_TIE, MAX_TOKENS, CardModel, best_cards, card_scores, encode_arrays,
-                                 load_card_model)
+from ..players.distilled import (DEFAULT_TIE, MAX_TOKENS, CardModel, best_cards, card_network, card_scores,
+                                 encode_arrays)
 
-__all__ = ["play_out", "load_card_model"]
+__all__ = ["play_out"]
 
 
 @njit(cache=True)
@@ -111,7 +109,7 @@ def play_out(states: np.ndarray, model: CardModel | None = None, tie: float = DE
             raise ValueError(f"history must be ((n, {MAX_TOKENS}), (n, {MAX_TOKENS}), (n,)) arrays for n = {n} states")
         if (n_tok != played).any():
             raise ValueError("history does not match the states: its number of cards differs from the cards played")
-    model = model if model is not None else load_card_model(None)
+    model = model if model is not None else card_network()
     params = RuleBasedAgent().param_row if params is None else np.ascontiguousarray(params, np.float64)
     views = np.zeros((n, G.N_FIELDS), np.int64)
     seats = np.zeros(n, np.int64)
@@ -136,18 +134,3 @@ def play_out(states: np.ndarray, model: CardModel | None = None, tie: float = DE
             _, _, score = card_scores(values, logits, st[many, G.F_GAME], ok, tie)
             cards[len(one):] = best_cards(score)
         _play(st, rows, cards, seq, who, n_tok)
-
-
-def _model(name: str) -> Any:
-    """A loaded card model by name (``""``: the shipped default), once per process; torch on
-    one thread (the batches are small: threads of their own only contend for the cores)."""
-    got = _MODELS.get(name)
-    if got is None:
-        from .nets import lazy_torch
-
-        lazy_torch().set_num_threads(1)
-        got = _MODELS[name] = load_card_model(name or None)
-    return got
-
-
-_MODELS: dict[str, Any] = {}

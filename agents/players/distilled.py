@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["DistilledAgent", "CardModel", "build_net", "encode", "encode_arrays", "encode_observation", "legal_policy",
-           "card_scores", "best_cards",
+           "card_scores", "best_cards", "card_network",
            "played_sequence", "CANON", "N_FLAT",
            "MAX_TOKENS", "DEFAULT_TIE", "load_card_model", "save_card_model", "default_model_path", "model_path",
            "SHIPPED", "FORMAT",
@@ -414,6 +414,22 @@ def load_card_model(path: str | Path | None = None) -> CardModel:
     return CardModel(net, meta)
 
 
+_CARD_NETWORKS: dict[str, CardModel] = {}
+
+
+def card_network(name: str = "") -> CardModel:
+    """The card network ``name`` names (``""`` or ``"distilled"``: the shipped one; a shipped
+    name or a path, :func:`model_path`), loaded once per process and shared: its users only
+    read it, and an agent keeps the name only (a tournament copies its agents for every
+    game). Torch is set to one thread before the load: decisions run on one thread (the
+    batches are small), and no thread team is started that a worker forked later would
+    inherit (see :func:`skatsim.parallel.map_chunks`)."""
+    if name not in _CARD_NETWORKS:
+        _torch().set_num_threads(1)
+        _CARD_NETWORKS[name] = load_card_model(name or None)
+    return _CARD_NETWORKS[name]
+
+
 # ----------------------------------------------------------------------------- the agent
 
 
@@ -445,7 +461,7 @@ class DistilledAgent:
 
         if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= 10:
             raise ValueError(f"endgame must be a number of tricks in 0..10, got {endgame!r}")
-        _torch().set_num_threads(1)  # before the load: see agents.players.pimc.card_network
+        _torch().set_num_threads(1)  # before the load: see card_network
         self.model = model if isinstance(model, CardModel) else load_card_model(model or None)
         self.tie = float(tie)
         self.endgame = int(endgame)

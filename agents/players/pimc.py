@@ -56,6 +56,7 @@ from skatsim.rules import NULL
 from skatsim.solver import Solver, target_for
 from skatsim.contracts import Contract
 
+from .distilled import card_network  # the per-process card-network cache (re-exported: PIMC's name for it)
 from .rule_based import RuleBasedAgent
 
 if TYPE_CHECKING:
@@ -488,24 +489,6 @@ class PIMCAgent:
 
     def __repr__(self) -> str:
         return f"PIMCAgent(worlds={self.worlds}, rule={self.rule!r}, bidding={self.bidding!r})"
-
-
-_CARD_NETWORKS: dict[str, Any] = {}
-
-
-def card_network(name: str) -> Any:
-    """The card network ``name`` names (``"distilled"``: the shipped one), loaded once per
-    process and shared: inference only reads it, and an agent keeps the name only (a
-    tournament copies its agents for every game). Torch is set to one thread before the
-    load: decisions run on one thread, and no thread team is started that a worker forked
-    later would inherit (see :func:`skatsim.parallel.map_chunks`)."""
-    if name not in _CARD_NETWORKS:
-        from ..learn.nets import lazy_torch
-        from .distilled import load_card_model
-
-        lazy_torch().set_num_threads(1)
-        _CARD_NETWORKS[name] = load_card_model(name)
-    return _CARD_NETWORKS[name]
 
 
 def _values_of(rec: dict[str, Any], legal: "Sequence[int]") -> "ActionValues":

@@ -39,7 +39,7 @@ from skatsim.kernels import game as G
 from skatsim.rules import NULL
 from skatsim.scoring import GOAL_EDGES, goal_of
 
-from .distilled import DEFAULT_TIE, MAX_TOKENS, played_sequence
+from .distilled import DEFAULT_TIE, MAX_TOKENS, card_network, played_sequence
 from .rule_based import RuleBasedAgent
 
 if TYPE_CHECKING:
@@ -87,12 +87,10 @@ class RolloutAgent:
             raise TypeError(f"model must be a model name or path, got {model!r}")
         if isinstance(tie, bool) or not isinstance(tie, (int, float)) or tie < 0:
             raise ValueError(f"tie must be a non-negative number, got {tie!r}")
-        from ..learn.card_playouts import _model
-
         self.worlds = int(worlds)
         self.tie = float(tie)
         self.model_name = model
-        self.model = _model(model)  # one thread: the rollouts batch; threads of their own only contend
+        card_network(model)  # a missing or foreign checkpoint fails here, not at the first card
         self._rb = RuleBasedAgent(**rule_based)
         self._gen = np.random.default_rng(0)
 
@@ -156,7 +154,7 @@ class RolloutAgent:
             hwho[:, t] = obs.seat
         for i in range(len(states)):
             G.apply_card(states[i], int(cards[i]))
-        end = play_out(states, self.model, self.tie, self._rb.param_row,
+        end = play_out(states, card_network(self.model_name), self.tie, self._rb.param_row,
                        history=(hist, hwho, np.full(n * k, t + 1, np.int64)))
         if obs.declarer is None:  # pragma: no cover - a suit, grand or null game has a declarer
             raise ValueError("card play without a declarer")
