@@ -301,7 +301,11 @@ def _rollout_docs() -> dict[str, str]:
     docs = {"worlds": "worlds sampled per card decision; every legal card is rolled out in each",
             "model": "the card network of the rollouts: a checkpoint path or a shipped name (default: "
                      "agents/models/distilled_v2)",
-            "tie": "the rollout players' policy weight (value + tie x policy)"}
+            "tie": "the rollout players' policy weight (value + tie x policy)",
+            "card_model": "weigh the worlds by a card network's model of the others' cards (as pimc's option; "
+                          "'': uniform worlds)",
+            "card_alpha": "exponent of the card network's likelihood (below 1: flatter weights)",
+            "oversample": "candidate worlds drawn per world kept when weighing"}
     for k, v in _rule_based_docs().items():
         docs.setdefault(k, "rule-based player of the other phases: " + v)
     return docs
@@ -309,13 +313,16 @@ def _rollout_docs() -> dict[str, str]:
 
 def _rollout_checks() -> dict[str, Any]:
     return {**_rule_based_checks(), "worlds": lambda v: None if 1 <= v <= 1024 else "an int in 1..1024",
-            "tie": lambda v: None if 0 <= v <= 100 else "a number in 0..100"}
+            "tie": lambda v: None if 0 <= v <= 100 else "a number in 0..100",
+            "card_alpha": lambda v: None if 0 < v <= 4 else "an exponent in (0, 4]",
+            "oversample": lambda v: None if 1 <= v <= 64 else "an int in 1..64"}
 
 
 def _rollout_defaults() -> dict[str, Any]:
     from .players.distilled import DEFAULT_TIE
 
-    return {"worlds": 16, "model": "", "tie": DEFAULT_TIE, **_rule_based_defaults()}
+    return {"worlds": 16, "model": "", "tie": DEFAULT_TIE, "card_model": "", "card_alpha": 1.0, "oversample": 4,
+            **_rule_based_defaults()}
 
 
 register("rollout", "agents.players.rollout:RolloutAgent", _rollout_docs, defaults=_rollout_defaults,

@@ -88,7 +88,8 @@ def test_every_registered_agent_passes_the_agent_api_test(name: str) -> None:
                                   "pimc:worlds=2,inference=true,card_eps=0.5,card_model=distilled",
                                   "pimc:worlds=2,card_model=distilled_v1,card_rb=0.5",
                                   "pimc:worlds=2,schneider=both,exact_tricks=0",
-                                  "distilled:endgame=5,endgame_worlds=16,endgame_nodes=300"])
+                                  "distilled:endgame=5,endgame_worlds=16,endgame_nodes=300",
+                                  "rollout:worlds=2,card_model=distilled_v1,card_alpha=0.5,oversample=2"])
 def test_agent_variants_pass_the_agent_api_test(spec: str) -> None:
     """The other decision paths of the search and neural agents are information-safe too."""
     report = agent_api_test(spec, n_deals=6, seed=5, hidden_deals=2, n_worlds=2)

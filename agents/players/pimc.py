@@ -441,28 +441,19 @@ class PIMCAgent:
     def _weights(self, obs: "Observation", worlds: np.ndarray) -> np.ndarray | None:
         """The worlds' weights: the auction's (and the rule-based cards') likelihood with
         ``inference``, times the card network's likelihood of the cards with ``card_model``."""
-        from .pimc_inference import card_log_likelihoods, weigh_worlds
+        from .pimc_inference import infer_weights
 
-        w = np.ones(len(worlds))
-        if self.inference:
-            w = weigh_worlds(obs, worlds, self._delegate.param_row, self.inference_eps, self.card_eps)
-        if self.card_model:
-            ll = self.card_alpha * card_log_likelihoods(obs, worlds, card_network(self.card_model),
-                                                        self._delegate.param_row, rb_prior=self.card_rb)
-            ll[w <= 0] = -np.inf
-            if np.isfinite(ll).any():
-                w = w * np.exp(ll - ll[np.isfinite(ll)].max())
-        return w if w.sum() > 0 else None
+        return infer_weights(obs, worlds, self._delegate.param_row, inference=self.inference,
+                             inference_eps=self.inference_eps, card_eps=self.card_eps, card_model=self.card_model,
+                             card_alpha=self.card_alpha, card_rb=self.card_rb)
 
     def _inferred_sample(self, obs: "Observation", info: InfoState, t0: float) -> np.ndarray:
         """Draw ``oversample x worlds`` candidates, weigh them by the auction, keep
         ``worlds`` of them drawn in proportion to their weights."""
+        from .pimc_inference import draw_by_weight
+
         cand = sample_worlds(info, self.worlds * self.oversample, self._gen)
-        w = self._weights(obs, cand)
-        if w is None:
-            return cand[:self.worlds]
-        idx = self._gen.choice(len(cand), size=self.worlds, replace=True, p=w / w.sum())
-        return cand[idx]
+        return draw_by_weight(cand, self._weights(obs, cand), self.worlds, self._gen)
 
     @staticmethod
     def _side_points(pts: np.ndarray, mover_decl: bool, cards: Sequence[int]) -> dict[int, float]:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from skatsim.observation import Observation
 
 __all__ = ["public_actions", "world_weights", "weigh_worlds", "card_positions", "replay_card_positions",
+           "infer_weights", "draw_by_weight",
            "CardPositions", "card_log_likelihoods", "MAX_OTHER_CARDS"]
 
 _DECL_OF_CODE = {c: DECLARE_BASE + i for i, c in enumerate(DECLARATIONS)}
@@ -329,3 +330,33 @@ def card_log_likelihoods(obs: "Observation", worlds: np.ndarray, model: Any, par
     np.add.at(rb_seat, cell, ll_rb)
     mixed = np.logaddexp(np.log1p(-rb_prior) + net_seat, np.log(rb_prior) + rb_seat)
     return out + mixed.reshape(n, 3).sum(axis=1)
+
+
+def infer_weights(obs: "Observation", worlds: np.ndarray, params: np.ndarray, *, inference: bool = False,
+                  inference_eps: float = 0.2, card_eps: float = 1.0, card_model: str = "", card_alpha: float = 1.0,
+                  card_rb: float = 0.0) -> np.ndarray | None:
+    """The weights of ``worlds`` (``(n, 4)``, as sampled) for ``obs``'s seat: the auction's
+    (and the rule-based cards') likelihood with ``inference`` (:func:`weigh_worlds`), times the
+    card network ``card_model``'s likelihood of the others' cards to the power ``card_alpha``
+    (:func:`card_log_likelihoods`); ``None`` when no world has weight (use them uniformly).
+    PIMC's and the rollout agent's inference (their options of the same names)."""
+    from .distilled import card_network
+
+    w = np.ones(len(worlds))
+    if inference:
+        w = weigh_worlds(obs, worlds, params, inference_eps, card_eps)
+    if card_model:
+        ll = card_alpha * card_log_likelihoods(obs, worlds, card_network(card_model), params, rb_prior=card_rb)
+        ll[w <= 0] = -np.inf
+        if np.isfinite(ll).any():
+            w = w * np.exp(ll - ll[np.isfinite(ll)].max())
+    return w if w.sum() > 0 else None
+
+
+def draw_by_weight(candidates: np.ndarray, weights: np.ndarray | None, n: int, gen: np.random.Generator) -> np.ndarray:
+    """``n`` of ``candidates`` drawn with replacement in proportion to ``weights`` (``None``:
+    the first ``n``, which were drawn uniformly)."""
+    if weights is None:
+        return candidates[:n]
+    idx = gen.choice(len(candidates), size=n, replace=True, p=weights / weights.sum())
+    return candidates[idx]

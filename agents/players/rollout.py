@@ -74,23 +74,39 @@ class RolloutAgent:
         model: the card network of the rollouts (a shipped name or a path; ``""``: the shipped
             default, :func:`agents.players.distilled.default_model_path`).
         tie: the rollout players' policy weight (:func:`agents.players.distilled.card_scores`).
+        card_model: weigh the sampled worlds by a card network's likelihood of the others'
+            cards and keep ``worlds`` of ``oversample x worlds`` candidates drawn by weight, as
+            PIMC's option of the same name (:func:`agents.players.pimc_inference.infer_weights`);
+            ``""``: uniform worlds.
+        card_alpha: the exponent of that likelihood.
+        oversample: candidates drawn per world kept when weighing.
         rule-based parameters (``max_bid=...``): the rule-based player of the other phases
             (and of the tie-break).
     """
 
     name = "rollout"
 
-    def __init__(self, worlds: int = 16, model: str = "", tie: float = DEFAULT_TIE, **rule_based: Any) -> None:
+    def __init__(self, worlds: int = 16, model: str = "", tie: float = DEFAULT_TIE, card_model: str = "",
+                 card_alpha: float = 1.0, oversample: int = 4, **rule_based: Any) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 1024:
             raise ValueError(f"worlds must be an int in 1..1024, got {worlds!r}")
-        if not isinstance(model, str):
-            raise TypeError(f"model must be a model name or path, got {model!r}")
+        for what, name in ((model, "model"), (card_model, "card_model")):
+            if not isinstance(what, str):
+                raise TypeError(f"{name} must be a model name or path, got {what!r}")
         if isinstance(tie, bool) or not isinstance(tie, (int, float)) or tie < 0:
             raise ValueError(f"tie must be a non-negative number, got {tie!r}")
+        if isinstance(card_alpha, bool) or not isinstance(card_alpha, (int, float)) or not 0.0 < card_alpha <= 4.0:
+            raise ValueError(f"card_alpha must be a number in (0, 4], got {card_alpha!r}")
+        if isinstance(oversample, bool) or not isinstance(oversample, int) or not 1 <= oversample <= 64:
+            raise ValueError(f"oversample must be an int in 1..64, got {oversample!r}")
         self.worlds = int(worlds)
         self.tie = float(tie)
         self.model_name = model
-        card_network(model)  # a missing or foreign checkpoint fails here, not at the first card
+        self.card_model = card_model
+        self.card_alpha = float(card_alpha)
+        self.oversample = int(oversample)
+        for m in {model, card_model} - {""} or {""}:
+            card_network(m)  # a missing or foreign checkpoint fails here, not at the first card
         self._rb = RuleBasedAgent(**rule_based)
         self._gen = np.random.default_rng(0)
 
@@ -138,7 +154,14 @@ class RolloutAgent:
         from ..learn.card_playouts import play_out
 
         info = InfoState.from_observation(obs)
-        worlds = sample_worlds(info, self.worlds, self._gen)
+        if self.card_model:
+            from .pimc_inference import draw_by_weight, infer_weights
+
+            cand = sample_worlds(info, self.worlds * self.oversample, self._gen)
+            w = infer_weights(obs, cand, self._rb.param_row, card_model=self.card_model, card_alpha=self.card_alpha)
+            worlds = draw_by_weight(cand, w, self.worlds, self._gen)
+        else:
+            worlds = sample_worlds(info, self.worlds, self._gen)
         base = world_states(obs, worlds)
         k, n = len(legal), len(worlds)
         states = np.repeat(base, k, axis=0)  # world-major: row w * k + j plays legal[j] in world w
@@ -173,5 +196,7 @@ class RolloutAgent:
         return [float(x) for x in side_won], [float(x) for x in side_pts]
 
     def __repr__(self) -> str:
-        return f"RolloutAgent(worlds={self.worlds}, tie={self.tie:g}" + \
-            (f", model={self.model_name!r})" if self.model_name else ")")
+        return (f"RolloutAgent(worlds={self.worlds}, tie={self.tie:g}"
+                + (f", model={self.model_name!r}" if self.model_name else "")
+                + (f", card_model={self.card_model!r}, card_alpha={self.card_alpha:g}, oversample={self.oversample}"
+                   if self.card_model else "") + ")")
