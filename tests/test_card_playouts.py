@@ -195,6 +195,11 @@ def test_the_rollout_agent_s_worlds_and_values() -> None:
         declarer_won = decl_pts >= 61
         assert w == float(declarer_won == (p == 1)) and pts == (decl_pts if p == 1 else 120 - decl_pts)
     assert sorted(wins) == [0.0, 0.0, 1.0]  # one card wins the game for the mover's side here, two lose it
+    # asking for the values does not move the sampler: act plays the card the values chose
+    r = RolloutAgent(worlds=8)
+    r.reset(0, p, 5)
+    av = r.action_values(obs)
+    assert av is not None and av.chosen == r.act(obs) and set(av.values) == set(obs.legal_actions)
 
 
 def obs_seq(obs):  # noqa: ANN001, ANN201

@@ -125,7 +125,11 @@ class RolloutAgent:
             return self._rb.act(obs)
         if len(legal) == 1:
             return legal[0]
-        wins, points = self._values(obs, legal)
+        return self._choose(obs, legal, *self._values(obs, legal))
+
+    def _choose(self, obs: "Observation", legal: Sequence[int], wins: list[float], points: list[float]) -> int:
+        """The card of most wins, then most card points for the side, then the rule-based card
+        (the lowest card if that one is not among them)."""
         best = max(wins)
         tied = [c for c, w in zip(legal, wins) if w == best]
         if len(tied) > 1:
@@ -137,16 +141,22 @@ class RolloutAgent:
         return tied[0]
 
     def action_values(self, obs: "Observation") -> Any:
-        """The fraction of rollouts in which each legal card reaches the side's goal (``detail``:
-        the side's mean card points)."""
+        """The fraction of rollouts in which each legal card reaches the side's goal, ``chosen``
+        the card :meth:`act` would play on the same worlds, ``detail`` the side's mean card
+        points. The sampler's stream is left where it was: asking does not change the next
+        ``act``."""
         from ..arena.base import ActionValues
 
         if not self._decides(obs) or not obs.legal_actions:
             return None
         legal = list(obs.legal_actions)
-        wins, points = self._values(obs, legal)
-        chosen = self.act(obs)
-        return ActionValues({c: float(w) for c, w in zip(legal, wins)}, "win probability", chosen=chosen,
+        state = self._gen.bit_generator.state
+        try:
+            wins, points = self._values(obs, legal)
+        finally:
+            self._gen.bit_generator.state = state
+        return ActionValues({c: float(w) for c, w in zip(legal, wins)}, "win probability",
+                            chosen=self._choose(obs, legal, wins, points),
                             detail={"points": {c: float(p) for c, p in zip(legal, points)}})
 
     def _values(self, obs: "Observation", legal: Sequence[int]) -> tuple[list[float], list[float]]:
