@@ -490,6 +490,25 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim compare runs/field_expert64 runs/field_nbpimc --players expert:worlds=64 neural_bidder:card_play=pimc":
         Run((("expert:worlds=64 neural_bidder:card_play=pimc",
               "expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
+    "skatsim tournament rule_based:scale=1 rule_based --one-seat --deals 1000 --seed 20261261 --workers 2 --out runs/one_rb_20261261":
+        Run((("--deals 1000", "--deals 1"),)),
+    "skatsim tournament neural_bidder:card_play=pimc rule_based --one-seat --deals 1000 --seed 20261261 --chunk-size 10 --workers 2 "
+    "--out runs/one_nbpimc_20261261":
+        Long((("--deals 1000", "--deals 1"), ("card_play=pimc ", "card_play=pimc,pimc_worlds=2 "))),
+    "skatsim tournament expert:worlds=64 rule_based --one-seat --deals 1000 --seed 20261261 --chunk-size 10 --workers 2 "
+    "--out runs/one_expert64_20261261":
+        Long((("--deals 1000", "--deals 1"), ("expert:worlds=64", "expert:worlds=2"))),
+    "skatsim tournament pimc:worlds=32 rule_based --one-seat --deals 1000 --seed 20261261 --chunk-size 10 --workers 2 "
+    "--out runs/one_pimc32_20261261":
+        Long((("--deals 1000", "--deals 1"), ("pimc:worlds=32", "pimc:worlds=2"))),
+    "skatsim compare runs/one_expert64_20261261 runs/one_rb_20261261 --players expert:worlds=64 rule_based:scale=1":
+        Run((("expert:worlds=64", "expert:worlds=2"),)),
+    "skatsim compare runs/one_expert64_20261261 runs/one_pimc32_20261261 --players expert:worlds=64 pimc:worlds=32":
+        Run((("expert:worlds=64 pimc:worlds=32", "expert:worlds=2 pimc:worlds=2"),)),
+    "skatsim compare runs/one_expert64_20261261 runs/one_nbpimc_20261261 --players expert:worlds=64 "
+    "neural_bidder:card_play=pimc":
+        Run((("expert:worlds=64 neural_bidder:card_play=pimc",
+              "expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
     "skatsim compare runs/a_vs_b": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field --outcomes": Run(setup=_compare_runs),
