@@ -424,8 +424,10 @@ def card_network(name: str = "") -> CardModel:
     game). Torch is set to one thread before the load: decisions run on one thread (the
     batches are small), and no thread team is started that a worker forked later would
     inherit (see :func:`skatsim.parallel.map_chunks`)."""
+    torch = _torch()
+    if torch.get_num_threads() != 1:  # every call: a worker's compiled code may start a thread team later
+        torch.set_num_threads(1)
     if name not in _CARD_NETWORKS:
-        _torch().set_num_threads(1)
         _CARD_NETWORKS[name] = load_card_model(name or None)
     return _CARD_NETWORKS[name]
 
