@@ -509,6 +509,12 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "neural_bidder:card_play=pimc":
         Run((("expert:worlds=64 neural_bidder:card_play=pimc",
               "expert:worlds=2 neural_bidder:card_play=pimc,pimc_worlds=2"),)),
+    "skatsim tournament rollout:worlds=16 distilled --deals 300 --seed 20261263 --chunk-size 10 --workers 2 "
+    "--out runs/rollout16_vs_dist":
+        Long((("--deals 300", "--deals 1"), ("rollout:worlds=16", "rollout:worlds=2"))),
+    "skatsim tournament rollout:worlds=32 pimc:worlds=32 --deals 300 --seed 20261264 --chunk-size 10 --workers 2 "
+    "--out runs/rollout32_vs_pimc32":
+        Long((("--deals 300", "--deals 1"), ("rollout:worlds=32 pimc:worlds=32", "rollout:worlds=2 pimc:worlds=2"))),
     "skatsim compare runs/a_vs_b": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field --outcomes": Run(setup=_compare_runs),
