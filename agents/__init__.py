@@ -23,8 +23,9 @@ Players may import the arena; the arena reaches players only through the registr
 (``agents.play``, ``agents.rule_based``, ...) still import, as the same module objects, with a
 :class:`DeprecationWarning` naming the new place (:data:`MOVED`).
 
->>> sorted(list_agents())
-['compose', 'distilled', 'dmc', 'expert', 'learned', 'neural_bidder', 'pimc', 'random', 'rule_based', 'skat_search']
+>>> sorted(list_agents())  # doctest: +NORMALIZE_WHITESPACE
+['compose', 'distilled', 'dmc', 'expert', 'learned', 'neural_bidder', 'pimc', 'random', 'rollout', 'rule_based',
+ 'skat_search']
 >>> s = play_game(["random", "random", "random"], seed=3)
 >>> s.is_terminal()
 True

@@ -10,7 +10,7 @@ import pytest
 from agents.learn.bidding_data import (CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, DISTILLED_LABEL_MODEL, _RB_PARAMS,
                                        LabelConfig, _start_world, config_hash, generate, label_deal, label_hand,
                                        main, read_labels, sample_worlds_for_hand)
-from agents.learn.card_playouts import play_out
+from agents.players.card_playouts import play_out
 from agents.players.distilled import card_network as _model
 from agents.players.distilled import DistilledAgent
 from skatsim.cards import card_points

@@ -511,10 +511,10 @@ _HANDS = np.array(CONTRACT_HAND, np.bool_)
 
 def _net_playouts(worlds: np.ndarray, seat: int, card_model: str) -> tuple[np.ndarray, np.ndarray]:
     """Every contract of :data:`CONTRACTS` in every world, played out by the card network in
-    all three seats (:func:`agents.learn.card_playouts.play_out`, one batch): the declarer's
+    all three seats (:func:`agents.players.card_playouts.play_out`, one batch): the declarer's
     card points (skat included) and tricks, ``(len(CONTRACTS), n)`` each."""
     from ..players.distilled import card_network
-    from .card_playouts import play_out
+    from ..players.card_playouts import play_out
 
     n = len(worlds)
     states = np.zeros((len(CONTRACTS) * n, G.N_FIELDS), np.int64)

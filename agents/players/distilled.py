@@ -331,7 +331,7 @@ def card_scores(values: np.ndarray, logits: np.ndarray, game: int | np.ndarray, 
     (:func:`legal_policy`) and the score ``value + tie x policy`` (``-inf`` where illegal). The
     card played is the score's first maximum, the lowest card among equals
     (:func:`best_cards`); the agent and the batched play-outs of
-    :mod:`agents.learn.card_playouts` both decide by it.
+    :mod:`agents.players.card_playouts` both decide by it.
 
     >>> v = np.full((1, 32), 0.5, np.float32)
     >>> legal = np.arange(32)[None, :] < 3

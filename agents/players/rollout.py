@@ -4,7 +4,7 @@ At a card decision the agent samples worlds consistent with what its seat knows 
 hands and the skat, as PIMC samples them: :func:`skatsim.infostate.sample_worlds`) and, for
 every legal card, plays each world to its end with the card network
 (:class:`~agents.players.distilled.DistilledAgent`'s rule) in all three seats, every seat
-deciding from its own view of that world: :func:`agents.learn.card_playouts.play_out`, one
+deciding from its own view of that world: :func:`agents.players.card_playouts.play_out`, one
 lockstep batch of ``legal x worlds`` games. It plays the card whose rollouts reach its side's
 goal most often (the declarer's 61, or what was announced; null: no trick), then the card
 with more card points for its side, then the rule-based card.
@@ -161,7 +161,7 @@ class RolloutAgent:
 
     def _values(self, obs: "Observation", legal: Sequence[int]) -> tuple[list[float], list[float]]:
         """Per legal card: the share of its rollouts its side wins, and the side's mean card points."""
-        from ..learn.card_playouts import play_out
+        from .card_playouts import play_out
 
         info = InfoState.from_observation(obs)
         if self.card_model:

@@ -30,8 +30,7 @@ from numba import njit
 from skatsim.kernels import game as G
 from skatsim.kernels import policies as P
 
-from ..players.distilled import (DEFAULT_TIE, MAX_TOKENS, CardModel, best_cards, card_network, card_scores,
-                                 encode_arrays)
+from .distilled import DEFAULT_TIE, MAX_TOKENS, CardModel, best_cards, card_network, card_scores, encode_arrays
 
 __all__ = ["play_out"]
 
