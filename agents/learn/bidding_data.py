@@ -107,7 +107,6 @@ import numpy as np
 from numba import njit
 
 from skatsim.bits import derive_seed, popcount
-from skatsim.cards import card_points
 from skatsim.contracts import BID_VALUES
 from skatsim.deal import deal as _deal
 from skatsim.interrupt import ctrl_c
@@ -119,6 +118,7 @@ from skatsim.scoring import matadors_of, settle_core
 from skatsim.valuation import HAND as HAND_FLAG
 from skatsim.valuation import SCHNEIDER_ANNOUNCED, expected_sf_array, game_value, game_value_array
 
+from ..players.card_playouts import declarer_result
 from ..players.neural_bidding import CONTRACT_GAME, CONTRACT_HAND, CONTRACTS, GAME_LETTERS, discard_for
 from ..players.rule_based import PARAM_CHECKS
 
@@ -418,8 +418,7 @@ def _rb_playouts(worlds, seat, game, hand_game, params, out_points, out_tricks):
             # (inlining P.act here compiled the whole heuristic again: 98 s)
             a, rng = P.policy_act(np.int64(P.POLICY_RULE_BASED), view, p, params, rng)
             G._apply_play(st, a)
-        out_points[w] = st[G.F_POINTS0 + seat] + card_points(st[G.F_SKAT])
-        out_tricks[w] = st[G.F_TRICKS0 + seat]
+        out_points[w], out_tricks[w] = declarer_result(st)
 
 
 @njit(cache=True)
@@ -498,13 +497,6 @@ def _start_contracts(worlds, seat, games, hands, params, out) -> None:
             _start_world(out[k * n + w], worlds, w, seat, games[k], hands[k], params)
 
 
-@njit(cache=True)
-def _declarer_result(states, seat, points, tricks) -> None:
-    for i in range(states.shape[0]):
-        points[i] = states[i, G.F_POINTS0 + seat] + card_points(states[i, G.F_SKAT])
-        tricks[i] = states[i, G.F_TRICKS0 + seat]
-
-
 _GAMES = np.array(CONTRACT_GAME, np.int64)
 _HANDS = np.array(CONTRACT_HAND, np.bool_)
 
@@ -514,15 +506,12 @@ def _net_playouts(worlds: np.ndarray, seat: int, card_model: str) -> tuple[np.nd
     all three seats (:func:`agents.players.card_playouts.play_out`, one batch): the declarer's
     card points (skat included) and tricks, ``(len(CONTRACTS), n)`` each."""
     from ..players.distilled import card_network
-    from ..players.card_playouts import play_out
+    from ..players.card_playouts import declarer_results, play_out
 
     n = len(worlds)
     states = np.zeros((len(CONTRACTS) * n, G.N_FIELDS), np.int64)
     _start_contracts(np.ascontiguousarray(worlds, np.int64), seat, _GAMES, _HANDS, _RB_PARAMS, states)
-    end = play_out(states, card_network(card_model))
-    pts = np.empty(len(states), np.int64)
-    trk = np.empty(len(states), np.int64)
-    _declarer_result(end, seat, pts, trk)
+    pts, trk = declarer_results(play_out(states, card_network(card_model)))
     return pts.reshape(len(CONTRACTS), n), trk.reshape(len(CONTRACTS), n)
 
 

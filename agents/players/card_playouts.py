@@ -27,12 +27,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from skatsim.cards import card_points
 from skatsim.kernels import game as G
 from skatsim.kernels import policies as P
 
 from .distilled import DEFAULT_TIE, MAX_TOKENS, CardModel, best_cards, card_network, card_scores, encode_arrays
 
-__all__ = ["play_out"]
+__all__ = ["play_out", "declarer_results", "declarer_result"]
 
 
 @njit(cache=True)
@@ -69,6 +70,30 @@ def _play(states, rows, cards, seq, who, n_tok) -> None:
             who[i, t] = st[G.F_PLAYER]
         n_tok[i] = t + 1
         G.apply_card(st, cards[k])
+
+
+@njit(cache=True, inline='always')
+def declarer_result(st):
+    """``(card points, tricks)`` of the declarer of a finished game ``st``: his tricks' points
+    and the skat pile's (the discards, or the dealt skat in a hand game)."""
+    d = st[G.F_DECLARER]
+    return st[G.F_POINTS0 + d] + card_points(st[G.F_SKAT]), st[G.F_TRICKS0 + d]
+
+
+@njit(cache=True)
+def _declarer_results(states, points, tricks) -> None:
+    for i in range(states.shape[0]):
+        points[i], tricks[i] = declarer_result(states[i])
+
+
+def declarer_results(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The declarer's card points (the skat pile included) and tricks of each finished game of
+    ``states`` (``(n, N_FIELDS)``, e.g. :func:`play_out`'s result)."""
+    st = np.ascontiguousarray(states, np.int64)
+    points = np.empty(len(st), np.int64)
+    tricks = np.empty(len(st), np.int64)
+    _declarer_results(st, points, tricks)
+    return points, tricks
 
 
 def _lowest_card(lo: np.ndarray) -> np.ndarray:

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from skatsim.cards import card_points
 from skatsim.infostate import InfoState, sample_worlds
 from skatsim.kernels import game as G
 from skatsim.rules import NULL
@@ -161,7 +160,7 @@ class RolloutAgent:
 
     def _values(self, obs: "Observation", legal: Sequence[int]) -> tuple[list[float], list[float]]:
         """Per legal card: the share of its rollouts its side wins, and the side's mean card points."""
-        from .card_playouts import play_out
+        from .card_playouts import declarer_results, play_out
 
         info = InfoState.from_observation(obs)
         if self.card_model:
@@ -192,8 +191,7 @@ class RolloutAgent:
         if obs.declarer is None:  # pragma: no cover - a suit, grand or null game has a declarer
             raise ValueError("card play without a declarer")
         d = int(obs.declarer)
-        pts = end[:, G.F_POINTS0 + d] + np.array([card_points(int(x)) for x in end[:, G.F_SKAT]], np.int64)
-        trk = end[:, G.F_TRICKS0 + d]
+        pts, trk = declarer_results(end)
         g = int(end[0, G.F_GAME])
         if g == NULL:
             won = trk == 0
