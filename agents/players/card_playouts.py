@@ -5,11 +5,11 @@ plays every seat's cards from that seat's masked view: the rollouts of
 :class:`~agents.players.rollout.RolloutAgent` (from a game under way, with its history), and
 the bidding labels of ``labeler="distilled"`` (:mod:`agents.learn.bidding_data`: what a
 contract is worth for a hand when the card player that will play it plays it out).
-:func:`play_out` steps thousands of games in lockstep: per step one compiled call masks every mover's view, finds its legal cards and
-the rule-based player's card (one of the network's features), one forward pass scores the
-legal cards of every game with a choice (the agent's rule,
-:func:`~agents.players.distilled.card_scores`), and one
-compiled call plays the cards. A game's cards are the agent's, game by game (tested).
+:func:`play_out` steps thousands of games in lockstep: per step one compiled call masks every
+mover's view, finds its legal cards and the rule-based player's card (one of the network's
+features), one forward pass scores the legal cards of every game with a choice (the agent's
+rule, :func:`~agents.players.distilled.card_scores`), and one compiled call plays the cards. A
+game's cards are the agent's, game by game (tested).
 
 >>> import numpy as np
 >>> from skatsim.deal import deal
