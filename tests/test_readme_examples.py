@@ -515,6 +515,9 @@ COMMANDS: dict[str, Run | Long | Elsewhere] = {
     "skatsim tournament rollout:worlds=32 pimc:worlds=32 --deals 300 --seed 20261264 --chunk-size 10 --workers 2 "
     "--out runs/rollout32_vs_pimc32":
         Long((("--deals 300", "--deals 1"), ("rollout:worlds=32 pimc:worlds=32", "rollout:worlds=2 pimc:worlds=2"))),
+    "skatsim tournament rollout:worlds=64 pimc:worlds=32 --deals 300 --seed 20261265 --chunk-size 10 --workers 2 "
+    "--out runs/rollout64_vs_pimc32":
+        Long((("--deals 300", "--deals 1"), ("rollout:worlds=64 pimc:worlds=32", "rollout:worlds=2 pimc:worlds=2"))),
     "skatsim compare runs/a_vs_b": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field": Run(setup=_compare_runs),
     "skatsim compare runs/a_vs_field runs/b_vs_field --outcomes": Run(setup=_compare_runs),
